@@ -169,30 +169,33 @@ void Emitter::emit_contracts(std::span<const ir::Node* const> ns, std::span<cons
     sum_block({}, 1);
     return;
   }
-  for_contract_blocks(n->shape(), sum_block);
+  for_contract_blocks(n->shape(), ns.size() == 1 ? kSoloContractBlock : kContractBlock, sum_block);
 }
 
-void Emitter::for_contract_blocks(const ir::Shape& shape,
+void Emitter::for_contract_blocks(const ir::Shape& shape, int64_t widest,
                                   const std::function<void(std::vector<Index>, int64_t)>& block) {
   const size_t rank = shape.size();
   const int64_t extent = shape[rank - 1];
-  const int64_t width = extent >= kContractBlock ? kContractBlock : 1;
   std::vector<std::pair<int64_t, int64_t>> outer;
   for (size_t a = 0; a + 1 < rank; ++a)
     outer.emplace_back(0, shape[a]);
-  const int64_t blocks = extent / width, blocked = blocks * width;
+  std::vector<int64_t> widths{widest};
+  if (widest > kContractBlock) widths.push_back(kContractBlock);
+  if (widths.back() > 1) widths.push_back(1);
   for_box(outer, [&](std::vector<Index> out) {
     out.emplace_back(0);
-    // Full blocks of `width` elements, then the remainder one at a time.
-    for_box({{0, blocks}}, [&](std::vector<Index> j) {
-      out[rank - 1] = j[0] * width;
-      block(out, width);
-    });
-    if (blocked < extent)
-      for_box({{blocked, extent}}, [&](std::vector<Index> tail) {
-        out[rank - 1] = tail[0];
-        block(out, 1);
+    // Full blocks of the widest width, then of each narrower one over what
+    // is left, the last elements one at a time.
+    int64_t start = 0;
+    for (int64_t width : widths) {
+      const int64_t blocks = (extent - start) / width;
+      if (blocks == 0) continue;
+      for_box({{0, blocks}}, [&](std::vector<Index> j) {
+        out[rank - 1] = j[0] * width + start;
+        block(out, width);
       });
+      start += blocks * width;
+    }
   });
 }
 

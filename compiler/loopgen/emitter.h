@@ -90,9 +90,14 @@ public:
   // ---- per-family emission (emit_*.cpp) --------------------------------------
 
   /// Output elements a summing contraction accumulates side by side (see
-  /// emit_contract.cpp): 4 fma chains cover the fma latency on two ports
-  /// and fit the 16 vector registers of AVX2 with the shared operands.
+  /// emit_contract.cpp). Two fma ports of four cycles' latency keep eight
+  /// independent chains busy: a contraction alone sums 8 elements at a
+  /// time, which with its shared operand fits AVX2's 16 vector registers;
+  /// a group's members (contract_groups.h) already multiply the chains and
+  /// sum 4 each. The remainder of a row takes blocks of 4, then single
+  /// elements.
   static constexpr int64_t kContractBlock = 4;
+  static constexpr int64_t kSoloContractBlock = 8;
 
   loops::Expr eval_elementwise(const ir::Node* n, const Pos& pos);
   loops::Expr eval_view(const ir::Node* n, const Pos& pos);
@@ -102,8 +107,9 @@ public:
   void emit_contracts(std::span<const ir::Node* const> ns, std::span<const Sink> sinks);
   /// The loops of a summing contraction's output `shape` in register
   /// blocks (emit_contract.cpp): `block(out, r)` sums the r elements of the
-  /// last axis from out's index on.
-  void for_contract_blocks(const ir::Shape& shape,
+  /// last axis from out's index on. Blocks of `widest` elements first, then
+  /// of kContractBlock, then single elements.
+  void for_contract_blocks(const ir::Shape& shape, int64_t widest,
                            const std::function<void(std::vector<loops::Index>, int64_t)>& block);
   /// A contraction without summed labels at one position (fused).
   loops::Expr eval_product(const ir::Node* n, const Pos& pos);

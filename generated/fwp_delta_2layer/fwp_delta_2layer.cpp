@@ -391,12 +391,12 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   // fwp_delta_2layer.field: 65 nodes
   // %1 = layernorm f64[5] -> v0
   // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
@@ -447,30 +447,40 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v3
@@ -511,58 +521,80 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8 = contract f64[16] -> v5
-  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
-  // @ u)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8 = contract f64[16] -> v5
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %21 = reshape f64[16] -> v6
@@ -577,30 +609,40 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = softmax f64[16,8] -> v8
@@ -733,8 +775,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e239 = v9[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e239 * e239);
+        const T e335 = v9[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e335 * e335);
       }
     }
   }
@@ -761,29 +803,41 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // %35 = contract f64[64] -> v2
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %38 = relu f64[64] -> v3
@@ -798,29 +852,41 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // %40 = contract f64[128] -> v2
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = add f64[128] -> v3
@@ -854,8 +920,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e327 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e327 * e327);
+        const T e471 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e471 * e471);
       }
     }
   }
@@ -883,60 +949,80 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = contract f64[16,8] -> v7
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = softmax f64[16,8] -> v8
@@ -976,34 +1062,40 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // %60 = contract f64[16,8] -> v7
   // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v8[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v8[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v8[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v8[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %62 = tanh f64[16,8] -> v9
@@ -1017,29 +1109,41 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   // %51 = contract f64[16] -> v5
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %64 = reshape f64[16] -> v6
@@ -1160,12 +1264,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_2layer.field.vjp: 214 nodes
   // %1 = layernorm f64[5] -> v0
@@ -1217,30 +1321,40 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = softmax f64[16,8] -> v3
@@ -1281,30 +1395,40 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v5
@@ -1455,8 +1579,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e202 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e202 * e202);
+        const T e250 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e250 * e250);
       }
     }
   }
@@ -1483,29 +1607,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %35 = contract f64[64] -> v10
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %37 = add f64[64] -> v11
@@ -1529,29 +1665,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %40 = contract f64[128] -> v12
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = add f64[128] -> v13
@@ -1626,8 +1774,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e313 = v13[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e313 * e313);
+        const T e409 = v13[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e409 * e409);
       }
     }
   }
@@ -1655,30 +1803,40 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v12[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v12[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = softmax f64[16,8] -> v14
@@ -1718,29 +1876,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %51 = contract f64[16] -> v13
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = sigmoid f64[16,1,1] -> v16
@@ -1762,97 +1932,132 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   }
   // %150 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %58 = contract f64[16,8] -> v13
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v12[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v12[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %60 = contract f64[16,8] -> v18
   // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %62 = tanh f64[16,8] -> v19
@@ -1875,98 +2080,141 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v13[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v13[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v13[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v13[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v13[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v13[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v13[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v13[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v13[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v13[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v20[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v20[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v20[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v20[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %151 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8) * L + l], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %315 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 1) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 2) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 3) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 4) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 5) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 6) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 7) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %317 = sub f64[16,8] -> v19
@@ -1980,32 +2228,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %405 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %572 = mul f64[16,8] -> v21
@@ -2020,33 +2284,49 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   }
   // %573 = contract f64[16,128] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v21[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v21[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v21[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v21[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v21[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v21[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v21[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v21[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v21[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v21[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v21[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v21[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v22[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v22[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v22[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v22[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -2068,32 +2348,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %153 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 64 + i1) * L + l], v14[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %159 = reshape f64[16] -> v17
@@ -2108,29 +2404,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %161 = contract f64[128] -> v19
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %576 = add f64[128] -> v20
@@ -2186,29 +2494,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %588 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %589 = mul f64[64] -> v22
@@ -2219,29 +2539,41 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %590 = contract f64[128] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %591 = mul f64[128] -> v23
@@ -2294,30 +2626,40 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = tanh f64[16,8] -> v25
@@ -2330,62 +2672,87 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   }
   // %250 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8 = contract f64[16] -> v16
-  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
-  // @ u)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1) * L + l], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 8) * L + l], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 16) * L + l], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 24) * L + l], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 32) * L + l], v5[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 40) * L + l], v5[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 48) * L + l], v5[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 56) * L + l], v5[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8 = contract f64[16] -> v16
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = sigmoid f64[16,1,1] -> v11
@@ -2433,32 +2800,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %252 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v6[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %257 = reshape f64[16] -> v6
@@ -2518,34 +2901,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   }
   // %249 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %368 = contract f64[16,8] -> v14
@@ -2605,32 +3002,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %505 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 64 + i1) * L + l], v24[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 8) * L + l], v24[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 16) * L + l], v24[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 24) * L + l], v24[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 32) * L + l], v24[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 40) * L + l], v24[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 48) * L + l], v24[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 56) * L + l], v24[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %614 = mul f64[16,8] -> v14
@@ -2681,32 +3094,48 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %607 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %610 = mul f64[16,8] -> v24
@@ -3243,12 +3672,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -3258,12 +3687,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
-  T rowmax_v_2[L] = {};
-  T rowsum_v_2[L] = {};
   T acc4_v_2[L] = {};
   T acc5_v_2[L] = {};
   T acc6_v_2[L] = {};
   T acc7_v_2[L] = {};
+  T rowmax_v_2[L] = {};
+  T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 53914; ++i) {
     dtheta[i] = 0.0f;
@@ -3318,30 +3747,40 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v3
@@ -3382,58 +3821,80 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
   // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8 = contract f64[16] -> v5
-  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
-  // @ u)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8 = contract f64[16] -> v5
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = sigmoid f64[16,1,1] -> v6
@@ -3448,30 +3909,40 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = softmax f64[16,8] -> v8
@@ -3611,8 +4082,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e241 = v9[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e241 * e241);
+        const T e337 = v9[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e337 * e337);
       }
     }
   }
@@ -3639,29 +4110,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %35 = contract f64[64] -> v12
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %37 = add f64[64] -> v13
@@ -3685,29 +4168,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %40 = contract f64[128] -> v14
   // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
   // x(t,1)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = add f64[128] -> v15
@@ -3741,8 +4236,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e330 = v15[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e330 * e330);
+        const T e474 = v15[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e474 * e474);
       }
     }
   }
@@ -3770,60 +4265,80 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v16[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v16[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = contract f64[16,8] -> v18
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v16[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v16[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = softmax f64[16,8] -> v19
@@ -3863,34 +4378,46 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %60 = contract f64[16,8] -> v18
   // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1) * L + l], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l], v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v19[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %62 = tanh f64[16,8] -> v20
@@ -3904,29 +4431,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %51 = contract f64[16] -> v5
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = sigmoid f64[16,1,1] -> v17
@@ -3960,34 +4499,47 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   }
   // %797 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %805 = mul f64[16,8] -> v22
@@ -4044,63 +4596,93 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   }
   // %729 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %731 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8) * L + l], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v20[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v20[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v20[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v20[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %731 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %734 = reshape f64[16] -> v23
@@ -4115,61 +4697,86 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %736 = contract f64[128] -> v24
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %728 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1) * L + l], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 8) * L + l], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 16) * L + l], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 24) * L + l], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 32) * L + l], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 40) * L + l], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 48) * L + l], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W2[(i0 * 64 + i1 + 56) * L + l], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %737 = mul f64[16,8] -> v18
@@ -4184,66 +4791,95 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
   // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v18[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v18[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v18[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v18[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v18[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v18[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v18[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v18[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v18[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v18[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v26[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v26[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v26[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v26[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %851 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 8) * L + l], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 1) * L + l], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 2) * L + l], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 3) * L + l], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 4) * L + l], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 5) * L + l], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 6) * L + l], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 7) * L + l], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %853 = sub f64[16,8] -> v25
@@ -4257,32 +4893,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %947 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v25[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v25[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v25[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v25[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v25[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v25[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v25[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v25[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1062 = mul f64[16,8] -> v9
@@ -4297,33 +4949,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   }
   // %1063 = contract f64[16,128] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v9[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v9[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v9[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v9[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v9[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v9[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v9[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v9[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v9[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v9[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v27[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v27[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v27[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v27[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -4439,29 +5107,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %1078 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1079 = mul f64[64] -> v17
@@ -4472,29 +5152,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %1080 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1081 = mul f64[128] -> v24
@@ -4570,34 +5262,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   }
   // %796 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %907 = contract f64[16,8] -> v2
@@ -4657,32 +5363,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %1019 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1104 = mul f64[16,8] -> v2
@@ -4733,32 +5455,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %1097 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 64 + i1) * L + l], v8[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 8) * L + l], v8[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 16) * L + l], v8[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 24) * L + l], v8[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 32) * L + l], v8[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 40) * L + l], v8[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 48) * L + l], v8[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 56) * L + l], v8[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1100 = mul f64[16,8] -> v19
@@ -4866,32 +5604,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %799 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 64 + i1) * L + l], v21[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 8) * L + l], v21[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 16) * L + l], v21[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 24) * L + l], v21[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 32) * L + l], v21[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 40) * L + l], v21[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 48) * L + l], v21[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 56) * L + l], v21[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %802 = reshape f64[16] -> v13
@@ -5223,8 +5977,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e1285 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e1285 * e1285);
+          const T e1885 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e1885 * e1885);
         }
       }
     }
@@ -5251,60 +6005,80 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
     // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wv1[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv1[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %12 = contract f64[16,8] -> v5
     // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
     // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wk1[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk1[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %13 = softmax f64[16,8] -> v6
@@ -5344,62 +6118,88 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
     // %250 = contract f64[16,8] -> v5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-    }
-    // %8 = contract f64[16] -> v8
-    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
-    // Wv1 @ u)
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb1[i0 * 20 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
+      }
+    }
+    // %8 = contract f64[16] -> v8
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb1[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb1[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %16 = sigmoid f64[16,1,1] -> v9
@@ -5414,30 +6214,40 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
     // x(t,1)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wq1[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v10_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v10_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v10_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %26 = softmax f64[16,8] -> v11
@@ -5536,33 +6346,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %252 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v13_2[(i0 * 32 + i1) * L + l], v5_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v13_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v5_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v13_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v5_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v13_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v5_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v13_2[(i0 * 64 + i1) * L + l], v5_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v13_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v5_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %257 = reshape f64[16] -> v4
@@ -5622,34 +6448,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
     // %249 = contract f64[16,8] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W1[(i0 * 64 + i1 * 8) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v10_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v10_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v10_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %262 = mul f64[16,8] -> v4
@@ -5726,8 +6566,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e1650 = v12_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e1650 * e1650);
+          const T e2418 = v12_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e2418 * e2418);
         }
       }
     }
@@ -5754,32 +6594,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // %35 = contract f64[64] -> v14
     // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
     // x(t,1)
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v13_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v13_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v13_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v13_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v13_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v13_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v13_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v13_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v13_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v13_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v13_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v13_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v14_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v14_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v14_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v14_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v14_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v14_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v14_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v14_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v14_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v14_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v14_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %37 = add f64[64] -> v13
@@ -5803,32 +6659,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // %40 = contract f64[128] -> v15
     // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
     // x(t,1)
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v14_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v14_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v14_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v14_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v14_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v14_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v14_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v14_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v14_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v14_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v14_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v14_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v15_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v15_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v15_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v15_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v15_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v15_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v15_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v15_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v15_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v15_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v15_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %43 = add f64[128] -> v16
@@ -5903,8 +6775,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e1761 = v16_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e1761 * e1761);
+          const T e2577 = v16_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e2577 * e2577);
         }
       }
     }
@@ -5932,33 +6804,40 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
     // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wk2[i0 * 1024 + i1], v15_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v15_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v15_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v15_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v15_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v15_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v15_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v15_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 128; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v15_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v15_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v15_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v15_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v16_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v16_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v16_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v16_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v16_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v16_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v16_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v16_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %56 = softmax f64[16,8] -> v17
@@ -5999,29 +6878,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // %51 = contract f64[16] -> v8
     // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
     // Wv2 @ u2)
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb2[i0 * 512 + i1], v15_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v15_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v15_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v15_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb2[i0 * 1024 + i1], v15_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v15_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v15_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v15_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v15_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v15_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v15_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v15_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %59 = sigmoid f64[16,1,1] -> v9
@@ -6043,100 +6934,135 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
     // %150 = contract f64[16,8] -> v18
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W2[(i0 * 64 + i1) * L + l], v16_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W2[(i0 * 64 + i1 + 8) * L + l], v16_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 16) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 24) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 32) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 40) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 48) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 + 56) * L + l], v16_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v16_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v16_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v16_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v16_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v18_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v18_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v18_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v18_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v18_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v18_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v18_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %58 = contract f64[16,8] -> v16
     // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
     // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wv2[i0 * 1024 + i1], v15_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v15_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v15_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v15_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v15_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v15_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v15_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v15_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 128; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v15_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v15_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v15_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v15_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v16_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v16_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v16_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v16_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v16_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v16_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v16_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v16_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %60 = contract f64[16,8] -> v15
     // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v17_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v17_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v17_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v17_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v17_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v15_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v15_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v15_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v15_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v15_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v15_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v15_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v15_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v15_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v15_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %62 = tanh f64[16,8] -> v19
@@ -6159,98 +7085,142 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
     // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v15_2[(i0 * 8 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v15_2[(i0 * 8 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1],
+            acc1_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1],
                                    v15_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2],
+            acc2_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2],
                                    v15_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3],
+            acc3_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3],
                                    v15_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4],
+                                   v15_2[(i0 * 8 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5],
+                                   v15_2[(i0 * 8 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6],
+                                   v15_2[(i0 * 8 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7],
+                                   v15_2[(i0 * 8 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v20_2[(i0 * 128 + i1 * 4) * L + l] = acc0_v_2[l];
-          v20_2[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v20_2[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v20_2[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8) * L + l] = acc0_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v20_2[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
     }
     // %151 = contract f64[16,8] -> v16
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W2[(i0 * 64 + i1 * 8) * L + l], v19_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v19_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v19_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v19_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v19_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v19_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v16_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v16_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v16_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v16_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v16_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v16_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v16_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v16_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v16_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %315 = contract f64[16,8] -> v18
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W2[(i0 * 64 + i1 * 8) * L + l], v15_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 1) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 2) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 3) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 4) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 5) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 6) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 8 + 7) * L + l], v15_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v15_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v15_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v15_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v15_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v18_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v18_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v18_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v18_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v18_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v18_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v18_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v18_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %317 = sub f64[16,8] -> v15
@@ -6264,33 +7234,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %405 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v17_2[(i0 * 32 + i1) * L + l], v15_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v17_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v15_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v17_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v15_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v17_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v15_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v17_2[(i0 * 64 + i1) * L + l], v15_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v17_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v15_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %572 = mul f64[16,8] -> v18
@@ -6305,33 +7291,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
     // %573 = contract f64[16,128] -> v21
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v18_2[(i0 * 8 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v18_2[(i0 * 8 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1],
+            acc1_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1],
                                    v18_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2],
+            acc2_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2],
                                    v18_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3],
+            acc3_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3],
                                    v18_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4],
+                                   v18_2[(i0 * 8 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5],
+                                   v18_2[(i0 * 8 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6],
+                                   v18_2[(i0 * 8 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7],
+                                   v18_2[(i0 * 8 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v21_2[(i0 * 128 + i1 * 4) * L + l] = acc0_v_2[l];
-          v21_2[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v21_2[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v21_2[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8) * L + l] = acc0_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v21_2[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
     }
@@ -6354,33 +7356,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %153 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v16_2[(i0 * 32 + i1) * L + l], v17_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v16_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v17_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v16_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v17_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v16_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v17_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v16_2[(i0 * 64 + i1) * L + l], v17_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v16_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v17_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %159 = reshape f64[16] -> v14
@@ -6395,29 +7413,41 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     // %161 = contract f64[128] -> v16
     // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
     // Wv2 @ u2)
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v14_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v14_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v14_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v14_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v14_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v14_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v14_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v14_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v14_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v14_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v14_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v14_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v16_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v16_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v16_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v16_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v16_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v16_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v16_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v16_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v16_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v16_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v16_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %577 = mul f64[128] -> v17
@@ -6466,32 +7496,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %588 = contract f64[64] -> v14
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v15_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v15_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v15_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v15_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v15_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v15_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v15_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v15_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v15_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v15_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v15_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v15_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v14_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v14_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v14_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v14_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v14_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v14_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v14_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v14_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v14_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v14_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v14_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %589 = mul f64[64] -> v12
@@ -6502,32 +7548,48 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %590 = contract f64[128] -> v13
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v12_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v12_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v12_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v12_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v12_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v12_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v12_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v12_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v12_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v12_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v12_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v12_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v13_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v13_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v13_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v13_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v13_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v13_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v13_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v13_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v13_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v13_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v13_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %591 = mul f64[128] -> v12
@@ -6633,33 +7695,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %505 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 32 + i1) * L + l], v13_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v13_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v13_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v13_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v6_2[(i0 * 64 + i1) * L + l], v13_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v13_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %614 = mul f64[16,8] -> v5
@@ -6714,33 +7792,49 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %607 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v12_2[(i0 * 32 + i1) * L + l], v11_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v11_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v11_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v11_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v12_2[(i0 * 64 + i1) * L + l], v11_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v11_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %610 = mul f64[16,8] -> v5
@@ -7360,32 +8454,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2578 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2579 = contract f64[16] -> v15
@@ -7511,32 +8621,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2591 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2592 = contract f64[16] -> v13
@@ -7909,8 +9035,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e844 = v19[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e844 * e844);
+        const T e892 = v19[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e892 * e892);
       }
     }
   }
@@ -7952,8 +9078,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e875 = v20[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e875 * e875);
+        const T e923 = v20[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e923 * e923);
       }
     }
   }
@@ -7976,32 +9102,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2622 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2623 = contract f64[16] -> v6
@@ -8048,8 +9190,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e940 = v13[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e940 * e940);
+        const T e1012 = v13[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1012 * e1012);
       }
     }
   }
@@ -8223,8 +9365,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1132 = v10[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1132 * e1132);
+        const T e1204 = v10[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1204 * e1204);
       }
     }
   }
@@ -8273,8 +9415,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1168 = v19[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1168 * e1168);
+        const T e1240 = v19[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1240 * e1240);
       }
     }
   }
@@ -8323,8 +9465,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1204 = v20[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1204 * e1204);
+        const T e1276 = v20[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1276 * e1276);
       }
     }
   }
@@ -8585,32 +9727,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2790 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2791 = contract f64[16] -> v24
@@ -8763,32 +9921,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2632 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2633 = contract f64[16] -> v7
@@ -8835,8 +10009,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1682 = v18[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1682 * e1682);
+        const T e1802 = v18[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1802 * e1802);
       }
     }
   }
@@ -8859,29 +10033,41 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2907 = contract f64[64] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2909 = relu f64[64] -> v23
@@ -8892,29 +10078,41 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2910 = contract f64[128] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2912 = add f64[128] -> v23
@@ -8944,8 +10142,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1770 = v23[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1770 * e1770);
+        const T e1938 = v23[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1938 * e1938);
       }
     }
   }
@@ -8969,58 +10167,78 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %2919 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v23[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v23[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v23[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v23[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v23[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2917 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v23[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v23[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v23[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v23[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v23[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2918 = softmax f64[16,8] -> v29
@@ -9056,32 +10274,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2921 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2922 = contract f64[16] -> v6
@@ -9093,34 +10327,47 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %2920 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v29[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v29[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v29[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v29[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v29[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v29[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v29[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v29[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v29[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2926 = tanh f64[16,8] -> v27
@@ -9135,29 +10382,41 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2927 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2930 = reshape f64[16] -> v5
@@ -9168,32 +10427,48 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2961 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v29[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v29[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v29[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v29[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v29[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v29[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v29[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v29[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2962 = contract f64[16] -> v6
@@ -10044,61 +11319,93 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %2578 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2622 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1767 = softmax f64[16,8] -> v24
@@ -10257,8 +11564,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e691 = v21[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e691 * e691);
+        const T e739 = v21[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e739 * e739);
       }
     }
   }
@@ -10281,32 +11588,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %2632 = contract f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1711 = softmax f64[16,8] -> v31
@@ -10512,8 +11835,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e891 = v36[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e891 * e891);
+        const T e963 = v36[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e963 * e963);
       }
     }
   }
@@ -10573,8 +11896,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e931 = v15[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e931 * e931);
+        const T e1003 = v15[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1003 * e1003);
       }
     }
   }
@@ -10769,8 +12092,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1126 = v49[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1126 * e1126);
+        const T e1198 = v49[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1198 * e1198);
       }
     }
   }
@@ -10819,8 +12142,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1162 = v50[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1162 * e1162);
+        const T e1234 = v50[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1234 * e1234);
       }
     }
   }
@@ -10869,8 +12192,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1198 = v52[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1198 * e1198);
+        const T e1270 = v52[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1270 * e1270);
       }
     }
   }
@@ -10966,8 +12289,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1301 = v33[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1301 * e1301);
+        const T e1373 = v33[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1373 * e1373);
       }
     }
   }
@@ -10990,29 +12313,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %1717 = contract f64[64] -> v59
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v58[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v58[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v58[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v58[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v58[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v58[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v58[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v58[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v58[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[(i0 * 4) * L + l] = acc0_v[l];
-      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8) * L + l] = acc0_v[l];
+      v59[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v59[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v59[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v59[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1718 = add f64[64] -> v60
@@ -11030,29 +12365,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %1720 = contract f64[128] -> v61
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v59[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v59[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v59[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v59[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v59[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v59[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v59[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v59[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v59[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 4) * L + l] = acc0_v[l];
-      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v61[(i0 * 8) * L + l] = acc0_v[l];
+      v61[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v61[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v61[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v61[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v61[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1722 = add f64[128] -> v62
@@ -11082,8 +12429,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1390 = v62[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1390 * e1390);
+        const T e1510 = v62[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1510 * e1510);
       }
     }
   }
@@ -11225,30 +12572,40 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %1727 = contract f64[16,8] -> v65
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v63[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v63[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v63[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v63[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v63[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v63[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v63[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v63[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v63[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v65[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[(i0 * 8) * L + l] = acc0_v[l];
+      v65[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v65[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v65[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v65[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v65[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v65[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v65[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1729 = softmax f64[16,8] -> v68
@@ -11358,30 +12715,40 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %4346 = contract f64[16,8] -> v65
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v53[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v53[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v53[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v53[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v53[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v53[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v53[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v53[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v53[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v65[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[(i0 * 8) * L + l] = acc0_v[l];
+      v65[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v65[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v65[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v65[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v65[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v65[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v65[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4347 = softmax f64[16,8] -> v70
@@ -11485,64 +12852,93 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4349 = contract f64[16] -> v75
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v70[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v70[(i0 * 64 + i1) * L + l], v65[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v70[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v70[(i0 * 64 + i1 + 8) * L + l], v65[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v70[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v70[(i0 * 64 + i1 + 16) * L + l], v65[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v70[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v70[(i0 * 64 + i1 + 24) * L + l], v65[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v70[(i0 * 64 + i1 + 32) * L + l], v65[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v70[(i0 * 64 + i1 + 40) * L + l], v65[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v70[(i0 * 64 + i1 + 48) * L + l], v65[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v70[(i0 * 64 + i1 + 56) * L + l], v65[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[(i0 * 4) * L + l] = acc0_v[l];
-      v75[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v75[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v75[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v75[(i0 * 8) * L + l] = acc0_v[l];
+      v75[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v75[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v75[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v75[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v75[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v75[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v75[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4352 = contract f64[16,8] -> v76
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v70[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v70[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v70[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v70[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v70[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v70[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v70[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v70[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v76[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v76[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v76[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[(i0 * 8) * L + l] = acc0_v[l];
+      v76[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v76[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v76[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v76[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v76[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v76[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v76[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4355 = tanh f64[16,8] -> v77
@@ -11574,32 +12970,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4385 = contract f64[16] -> v72
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v76[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 64 + i1) * L + l], v76[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v76[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 8) * L + l], v76[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v76[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 16) * L + l], v76[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v76[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 24) * L + l], v76[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 32) * L + l], v76[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 40) * L + l], v76[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 48) * L + l], v76[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 56) * L + l], v76[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8) * L + l] = acc0_v[l];
+      v72[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v72[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v72[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v72[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4390 = tanh f64[16,8] -> v78
@@ -11631,32 +13043,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4430 = contract f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v69[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v69[(i0 * 64 + i1) * L + l], v67[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v69[(i0 * 64 + i1 + 8) * L + l], v67[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v69[(i0 * 64 + i1 + 16) * L + l], v67[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v69[(i0 * 64 + i1 + 24) * L + l], v67[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v69[(i0 * 64 + i1 + 32) * L + l], v67[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v69[(i0 * 64 + i1 + 40) * L + l], v67[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v69[(i0 * 64 + i1 + 48) * L + l], v67[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v69[(i0 * 64 + i1 + 56) * L + l], v67[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4435 = tanh f64[16,8] -> v79
@@ -11737,58 +13165,86 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4607 = contract f64[16] -> v81
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v67[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v67[(i0 * 64 + i1) * L + l], v54[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 8) * L + l], v54[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 16) * L + l], v54[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 24) * L + l], v54[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 32) * L + l], v54[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 40) * L + l], v54[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 48) * L + l], v54[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 56) * L + l], v54[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v81[(i0 * 4) * L + l] = acc0_v[l];
-      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v81[(i0 * 8) * L + l] = acc0_v[l];
+      v81[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v81[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v81[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v81[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v81[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4422 = contract f64[16] -> v82
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v82[(i0 * 4) * L + l] = acc0_v[l];
-      v82[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v82[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v82[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v82[(i0 * 8) * L + l] = acc0_v[l];
+      v82[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v82[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v82[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v82[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v82[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v82[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v82[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4424 = sigmoid f64[16,1,1] -> v83
@@ -11888,32 +13344,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4504 = contract f64[16] -> v81
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v78[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v78[(i0 * 64 + i1) * L + l], v84[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v78[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v78[(i0 * 64 + i1 + 8) * L + l], v84[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v78[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v78[(i0 * 64 + i1 + 16) * L + l], v84[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v78[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v78[(i0 * 64 + i1 + 24) * L + l], v84[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v78[(i0 * 64 + i1 + 32) * L + l], v84[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v78[(i0 * 64 + i1 + 40) * L + l], v84[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v78[(i0 * 64 + i1 + 48) * L + l], v84[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v78[(i0 * 64 + i1 + 56) * L + l], v84[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v81[(i0 * 4) * L + l] = acc0_v[l];
-      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v81[(i0 * 8) * L + l] = acc0_v[l];
+      v81[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v81[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v81[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v81[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v81[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4623 = reduce_sum f64[] -> v32
@@ -11975,32 +13447,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4453 = contract f64[16] -> v72
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v71[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v71[(i0 * 64 + i1) * L + l], v79[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v71[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v71[(i0 * 64 + i1 + 8) * L + l], v79[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v71[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v71[(i0 * 64 + i1 + 16) * L + l], v79[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v71[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v71[(i0 * 64 + i1 + 24) * L + l], v79[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v71[(i0 * 64 + i1 + 32) * L + l], v79[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v71[(i0 * 64 + i1 + 40) * L + l], v79[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v71[(i0 * 64 + i1 + 48) * L + l], v79[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v71[(i0 * 64 + i1 + 56) * L + l], v79[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8) * L + l] = acc0_v[l];
+      v72[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v72[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v72[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v72[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4684 = sub f64[16,8] -> v85
@@ -12016,34 +13504,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %3915 = contract f64[16,8] -> v66
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1) * L + l], v65[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 8) * L + l], v65[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 16) * L + l], v65[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 24) * L + l], v65[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 32) * L + l], v65[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 40) * L + l], v65[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 48) * L + l], v65[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 + 56) * L + l], v65[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v66[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v66[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %4693 = mul f64[16,8] -> v86
@@ -12136,32 +13638,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4597 = contract f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v88[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v88[(i0 * 64 + i1) * L + l], v67[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v88[(i0 * 64 + i1 + 8) * L + l], v67[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v88[(i0 * 64 + i1 + 16) * L + l], v67[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v88[(i0 * 64 + i1 + 24) * L + l], v67[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v88[(i0 * 64 + i1 + 32) * L + l], v67[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v88[(i0 * 64 + i1 + 40) * L + l], v67[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v88[(i0 * 64 + i1 + 48) * L + l], v67[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v88[(i0 * 64 + i1 + 56) * L + l], v67[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4600 = mul f64[16,8] -> v54
@@ -12251,32 +13769,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4696 = contract f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v66[(i0 * 64 + i1) * L + l], v68[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 8) * L + l], v68[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 16) * L + l], v68[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 24) * L + l], v68[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 32) * L + l], v68[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 40) * L + l], v68[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 48) * L + l], v68[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 56) * L + l], v68[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4699 = mul f64[16,8] -> v69
@@ -12290,32 +13824,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4685 = contract f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v85[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v85[(i0 * 64 + i1) * L + l], v68[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v85[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v85[(i0 * 64 + i1 + 8) * L + l], v68[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v85[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v85[(i0 * 64 + i1 + 16) * L + l], v68[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v85[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v85[(i0 * 64 + i1 + 24) * L + l], v68[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v85[(i0 * 64 + i1 + 32) * L + l], v68[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v85[(i0 * 64 + i1 + 40) * L + l], v68[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v85[(i0 * 64 + i1 + 48) * L + l], v68[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v85[(i0 * 64 + i1 + 56) * L + l], v68[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4688 = reshape f64[16] -> v75
@@ -12396,32 +13946,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     v74[l] = T(1) / std::sqrt((v83[l] * 0.0078125f) + 1e-05f);
   }
   // %2591 = contract f64[16] -> v83
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v83[(i0 * 4) * L + l] = acc0_v[l];
-      v83[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v83[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v83[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v83[(i0 * 8) * L + l] = acc0_v[l];
+      v83[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v83[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v83[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v83[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v83[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v83[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v83[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4657 = tanh f64[16,8] -> v33
@@ -12478,32 +14044,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     v18[l] = T(1) / std::sqrt((v34[l] * 0.0078125f) + 1e-05f);
   }
   // %4442 = contract f64[16] -> v34
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v49[(i0 * 32 + i1) * L + l], v77[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v49[(i0 * 64 + i1) * L + l], v77[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v49[(i0 * 32 + i1 + 8) * L + l], v77[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v49[(i0 * 64 + i1 + 8) * L + l], v77[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v49[(i0 * 32 + i1 + 16) * L + l], v77[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v49[(i0 * 64 + i1 + 16) * L + l], v77[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v49[(i0 * 32 + i1 + 24) * L + l], v77[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v49[(i0 * 64 + i1 + 24) * L + l], v77[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v49[(i0 * 64 + i1 + 32) * L + l], v77[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v49[(i0 * 64 + i1 + 40) * L + l], v77[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v49[(i0 * 64 + i1 + 48) * L + l], v77[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v49[(i0 * 64 + i1 + 56) * L + l], v77[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4445 = sub f64[16,8] -> v52
@@ -13217,34 +14799,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %4503 = contract f64[16,8] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z1_bar_W2[(i0 * 64 + i1 * 8) * L + l], v78[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v78[(i0 * 8 + i1) * L + l],
+                             acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v88[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v88[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v88[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v88[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v88[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
     }
   }
   // %4507 = sub f64[16,8] -> v78
@@ -13259,34 +14855,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %4516 = contract f64[16,8] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8) * L + l], v49[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v49[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v49[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v49[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v49[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v49[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v49[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v49[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v49[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v49[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v49[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v49[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v88[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v88[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v88[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v88[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[(i0 * 8) * L + l] = acc0_v[l];
+      v88[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v88[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v88[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v88[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v88[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v88[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v88[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4519 = sub f64[16,8] -> v93
@@ -13358,65 +14968,97 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
   // %4524 = contract f64[16,128] -> v93
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v34[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v34[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v34[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v34[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v34[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v34[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v34[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v34[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v34[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v34[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v93[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v93[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v93[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v93[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v93[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v93[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v93[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v93[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v93[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v93[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v93[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v93[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %4525 = contract f64[16,128] -> v94
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v49[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v49[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v49[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v49[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v49[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v49[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v49[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v49[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v49[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v49[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v49[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v49[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v94[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v94[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v94[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v94[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v94[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v94[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v94[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v94[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v94[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v94[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v94[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v94[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -13445,29 +15087,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4514 = contract f64[128] -> v55
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8) * L + l] = acc0_v[l];
+      v55[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v55[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v55[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v55[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4528 = add f64[128] -> v78
@@ -13594,29 +15248,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     v10[l] = T(1) / std::sqrt((v32[l] * 0.0078125f) + 1e-05f);
   }
   // %4563 = contract f64[64] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v50[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v50[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v50[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v50[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4564 = mul f64[64] -> v36
@@ -13627,29 +15293,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4565 = contract f64[128] -> v55
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8) * L + l] = acc0_v[l];
+      v55[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v55[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v55[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v55[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4566 = mul f64[128] -> v76
@@ -13887,61 +15565,93 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4759 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v92[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v92[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v92[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v92[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v92[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v92[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v92[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v92[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4762 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v94[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v94[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v94[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v94[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v94[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v94[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v94[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v94[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4767 = contract f64[16,8] -> v64
@@ -14011,32 +15721,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4775 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v67[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v67[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v67[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v67[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4778 = mul f64[16,8] -> v70
@@ -14119,32 +15845,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4753 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v101[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v101[(i0 * 64 + i1) * L + l], v22[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v101[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v101[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l],
+            std::fma(v101[(i0 * 64 + i1 + 8) * L + l], v22[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v101[(i0 * 64 + i1 + 16) * L + l], v22[(i0 * 64 + i1 + 16) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(v101[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l],
+        acc3_v[l] = std::fma(v101[(i0 * 64 + i1 + 24) * L + l], v22[(i0 * 64 + i1 + 24) * L + l],
                              acc3_v[l]);
+        acc4_v[l] = std::fma(v101[(i0 * 64 + i1 + 32) * L + l], v22[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v101[(i0 * 64 + i1 + 40) * L + l], v22[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v101[(i0 * 64 + i1 + 48) * L + l], v22[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v101[(i0 * 64 + i1 + 56) * L + l], v22[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4756 = reshape f64[16] -> v30
@@ -14155,61 +15897,93 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4820 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v97[(i0 * 64 + i1) * L + l], v28[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v97[(i0 * 64 + i1 + 8) * L + l], v28[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v97[(i0 * 64 + i1 + 16) * L + l], v28[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v97[(i0 * 64 + i1 + 24) * L + l], v28[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v97[(i0 * 64 + i1 + 32) * L + l], v28[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v97[(i0 * 64 + i1 + 40) * L + l], v28[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v97[(i0 * 64 + i1 + 48) * L + l], v28[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v97[(i0 * 64 + i1 + 56) * L + l], v28[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4819 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v99[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v99[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v99[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v99[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v99[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v99[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v99[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v99[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v99[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4824 = reshape f64[16] -> v72
@@ -14221,32 +15995,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4826 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v88[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v88[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v88[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v88[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v88[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v88[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v88[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v88[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v88[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v88[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v88[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v88[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5541 = add f64[16,8] -> v14
@@ -14262,32 +16052,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %5542 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 64 + i1) * L + l], v24[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 8) * L + l], v24[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 16) * L + l], v24[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 64 + i1 + 24) * L + l], v24[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 32) * L + l], v24[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 40) * L + l], v24[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 48) * L + l], v24[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 56) * L + l], v24[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5545 = mul f64[16,8] -> v22
@@ -14301,32 +16107,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4792 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v90[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v90[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v90[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v90[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v90[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v90[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v90[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v90[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v90[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v90[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v90[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v90[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5520 = add f64[16,8] -> v14
@@ -14337,61 +16159,93 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4804 = contract f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v96[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v96[(i0 * 64 + i1) * L + l], v6[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v96[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v96[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v96[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v96[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v96[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v96[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v96[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4829 = contract f64[16] -> v74
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v98[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v98[(i0 * 64 + i1) * L + l], v27[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v98[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v98[(i0 * 64 + i1 + 8) * L + l], v27[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v98[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v98[(i0 * 64 + i1 + 16) * L + l], v27[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v98[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v98[(i0 * 64 + i1 + 24) * L + l], v27[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v98[(i0 * 64 + i1 + 32) * L + l], v27[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v98[(i0 * 64 + i1 + 40) * L + l], v27[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v98[(i0 * 64 + i1 + 48) * L + l], v27[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v98[(i0 * 64 + i1 + 56) * L + l], v27[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v74[(i0 * 4) * L + l] = acc0_v[l];
-      v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8) * L + l] = acc0_v[l];
+      v74[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v74[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v74[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v74[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4831 = contract f64[16,8] -> v6
@@ -14558,32 +16412,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4769 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4772 = mul f64[16,8] -> v14
@@ -14614,32 +16484,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %5534 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5537 = mul f64[16,8] -> v6
@@ -14664,32 +16550,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4810 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4813 = mul f64[16,8] -> v16
@@ -14782,32 +16684,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4796 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4799 = mul f64[16,8] -> v13
@@ -14944,32 +16862,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %4785 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v93[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v93[(i0 * 64 + i1) * L + l], v33[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v93[(i0 * 64 + i1 + 8) * L + l], v33[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v93[(i0 * 64 + i1 + 16) * L + l], v33[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v93[(i0 * 64 + i1 + 24) * L + l], v33[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v93[(i0 * 64 + i1 + 32) * L + l], v33[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v93[(i0 * 64 + i1 + 40) * L + l], v33[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v93[(i0 * 64 + i1 + 48) * L + l], v33[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v93[(i0 * 64 + i1 + 56) * L + l], v33[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4788 = reshape f64[16] -> v23
@@ -16348,32 +18282,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %2622 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1767 = softmax f64[16,8] -> v21
@@ -16605,8 +18555,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e811 = v29[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e811 * e811);
+        const T e835 = v29[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e835 * e835);
       }
     }
   }
@@ -16629,29 +18579,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1717 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1718 = add f64[64] -> v35
@@ -16669,29 +18631,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1720 = contract f64[128] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8) * L + l] = acc0_v[l];
+      v36[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v36[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v36[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v36[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1722 = add f64[128] -> v37
@@ -16721,8 +18695,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e900 = v37[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e900 * e900);
+        const T e972 = v37[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e972 * e972);
       }
     }
   }
@@ -16746,58 +18720,78 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %1727 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v38[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 8) * L + l] = acc0_v[l];
+      v39[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v39[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v39[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v39[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v39[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1728 = contract f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v38[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[(i0 * 8) * L + l] = acc0_v[l];
+      v40[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v40[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v40[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v40[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1729 = softmax f64[16,8] -> v41
@@ -16834,34 +18828,47 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %1730 = contract f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v41[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v41[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v41[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v41[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v41[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v41[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v41[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v41[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v41[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v41[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v41[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v41[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[(i0 * 8) * L + l] = acc0_v[l];
+      v40[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v40[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v40[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v40[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1732 = tanh f64[16,8] -> v42
@@ -16872,29 +18879,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1733 = contract f64[16] -> v39
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v38[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v39[(i0 * 8) * L + l] = acc0_v[l];
+      v39[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v39[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v39[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v39[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v39[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1735 = sigmoid f64[16,1,1] -> v40
@@ -16914,32 +18933,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %2632 = contract f64[16] -> v43
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 8) * L + l] = acc0_v[l];
+      v43[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v43[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v43[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v43[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v43[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v43[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4361 = add f64[16,8] -> v44
@@ -16980,8 +19015,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1090 = v45[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1090 * e1090);
+        const T e1282 = v45[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1282 * e1282);
       }
     }
   }
@@ -17004,29 +19039,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4366 = contract f64[64] -> v47
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4367 = add f64[64] -> v48
@@ -17044,29 +19091,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4369 = contract f64[128] -> v49
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v47[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v47[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v47[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v47[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v47[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v47[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v49[(i0 * 8) * L + l] = acc0_v[l];
+      v49[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v49[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v49[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v49[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v49[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4371 = add f64[128] -> v50
@@ -17096,8 +19155,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1179 = v50[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1179 * e1179);
+        const T e1419 = v50[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1419 * e1419);
       }
     }
   }
@@ -17121,58 +19180,78 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %4378 = contract f64[16,8] -> v52
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v51[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v52[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v52[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v52[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v52[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[(i0 * 8) * L + l] = acc0_v[l];
+      v52[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v52[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v52[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v52[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4376 = contract f64[16,8] -> v53
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v51[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v53[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v53[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v53[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v53[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4377 = softmax f64[16,8] -> v54
@@ -17209,34 +19288,47 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %4379 = contract f64[16,8] -> v53
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v54[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v54[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v54[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v54[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v54[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v54[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v54[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v54[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v54[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v54[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v54[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v54[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v53[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v53[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v53[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v53[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3470 = add f64[16,8] -> v55
@@ -17277,8 +19369,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1312 = v31[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1312 * e1312);
+        const T e1624 = v31[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1624 * e1624);
       }
     }
   }
@@ -17301,29 +19393,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4324 = contract f64[64] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v56[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v56[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v56[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v56[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v56[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v56[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v56[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v56[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v56[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v56[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v56[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v56[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8) * L + l] = acc0_v[l];
+      v57[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v57[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v57[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v57[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4325 = add f64[64] -> v58
@@ -17341,29 +19445,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4328 = contract f64[128] -> v59
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v57[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v57[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v57[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v57[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v57[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v57[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v57[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v57[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v57[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[(i0 * 4) * L + l] = acc0_v[l];
-      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8) * L + l] = acc0_v[l];
+      v59[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v59[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v59[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v59[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4330 = add f64[128] -> v60
@@ -17393,8 +19509,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1401 = v60[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1401 * e1401);
+        const T e1761 = v60[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1761 * e1761);
       }
     }
   }
@@ -17418,58 +19534,78 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %4348 = contract f64[16,8] -> v62
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v61[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v61[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v61[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v61[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v61[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v62[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v62[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v62[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[(i0 * 8) * L + l] = acc0_v[l];
+      v62[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v62[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v62[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v62[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4346 = contract f64[16,8] -> v63
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v61[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v61[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v61[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v61[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v61[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v63[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[(i0 * 8) * L + l] = acc0_v[l];
+      v63[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v63[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v63[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v63[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4347 = softmax f64[16,8] -> v64
@@ -17505,64 +19641,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4349 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v39[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 64 + i1) * L + l], v39[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v39[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 8) * L + l], v39[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v39[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 16) * L + l], v39[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v39[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 24) * L + l], v39[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 32) * L + l], v39[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 40) * L + l], v39[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 48) * L + l], v39[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 56) * L + l], v39[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4352 = contract f64[16,8] -> v63
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v64[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v64[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v64[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v64[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v64[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v64[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v64[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v64[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v64[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v63[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[(i0 * 8) * L + l] = acc0_v[l];
+      v63[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v63[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v63[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v63[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4355 = tanh f64[16,8] -> v65
@@ -17578,29 +19743,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4380 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v61[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v61[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4382 = sigmoid f64[16,1,1] -> v62
@@ -17620,32 +19797,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4385 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v54[(i0 * 64 + i1) * L + l], v63[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 8) * L + l], v63[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 16) * L + l], v63[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 24) * L + l], v63[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 32) * L + l], v63[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 40) * L + l], v63[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 48) * L + l], v63[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 56) * L + l], v63[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4390 = tanh f64[16,8] -> v66
@@ -17661,29 +19854,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4393 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4395 = sigmoid f64[16,1,1] -> v52
@@ -17704,34 +19909,40 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %5625 = contract f64[16,8] -> v67
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1) * L + l], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 64 + i1 + 8) * L + l], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 64 + i1 + 16) * L + l], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 64 + i1 + 24) * L + l], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 64 + i1 + 32) * L + l], v9[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 64 + i1 + 40) * L + l], v9[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(a0[(i0 * 64 + i1 + 48) * L + l], v9[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(a0[(i0 * 64 + i1 + 56) * L + l], v9[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v67[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v67[(i0 * 8) * L + l] = acc0_v[l];
+      v67[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v67[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v67[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v67[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v67[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v67[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v67[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5627 = mul f64[16,8] -> v68
@@ -17746,127 +19957,181 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %7365 = contract f64[16,8] -> v69
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v69[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v69[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v69[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v69[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7152 = contract f64[16,8] -> v70
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v70[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %5573 = contract f64[16,8] -> v71
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v71[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v71[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v71[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v71[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %5574 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v41[(i0 * 32 + i1) * L + l], v71[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v41[(i0 * 32 + i1 + 8) * L + l], v71[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v41[(i0 * 32 + i1 + 16) * L + l], v71[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v41[(i0 * 32 + i1 + 24) * L + l], v71[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v69[(i0 * 8) * L + l] = acc0_v[l];
+      v69[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v69[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v69[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v69[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v69[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v69[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v69[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %7152 = contract f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1) * L + l], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 8 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v70[(i0 * 8) * L + l] = acc0_v[l];
+      v70[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v70[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v70[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v70[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v70[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v70[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v70[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %5573 = contract f64[16,8] -> v71
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1024) * L + l], v42[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1025) * L + l], v42[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1026) * L + l], v42[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1027) * L + l], v42[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1028) * L + l], v42[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1029) * L + l], v42[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1030) * L + l], v42[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1031) * L + l], v42[(i0 * 8 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v71[(i0 * 8) * L + l] = acc0_v[l];
+      v71[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v71[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v71[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v71[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v71[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v71[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v71[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %5574 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v41[(i0 * 64 + i1) * L + l], v71[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 8) * L + l], v71[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 16) * L + l], v71[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 24) * L + l], v71[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 32) * L + l], v71[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 40) * L + l], v71[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 48) * L + l], v71[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v41[(i0 * 64 + i1 + 56) * L + l], v71[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5577 = reshape f64[16] -> v72
@@ -17877,61 +20142,87 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %5578 = contract f64[128] -> v73
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v72[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v72[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v72[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v72[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v72[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v72[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v72[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v72[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v72[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v72[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v72[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v72[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5579 = contract f64[16,8] -> v74
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1024) * L + l], v39[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1032) * L + l], v39[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1040) * L + l], v39[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1048) * L + l], v39[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1056) * L + l], v39[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1064) * L + l], v39[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1072) * L + l], v39[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1080) * L + l], v39[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v39[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v39[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v39[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v39[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v74[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v74[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v74[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v74[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[(i0 * 8) * L + l] = acc0_v[l];
+      v74[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v74[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v74[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v74[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5580 = mul f64[16,8] -> v75
@@ -17943,66 +20234,96 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %5581 = contract f64[16,128] -> v76
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v75[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v75[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v75[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v75[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v75[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v75[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v75[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v75[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v75[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v75[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v76[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v76[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v76[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v76[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v76[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v76[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v76[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v76[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v76[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v76[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v76[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %6333 = contract f64[16,8] -> v74
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8) * L + l], v75[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v75[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v75[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v75[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v75[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v75[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v75[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v75[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v74[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v74[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v74[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v74[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[(i0 * 8) * L + l] = acc0_v[l];
+      v74[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v74[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v74[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v74[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %6335 = sub f64[16,8] -> v77
@@ -18016,32 +20337,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %6980 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v77[(i0 * 64 + i1) * L + l], v41[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v77[(i0 * 64 + i1 + 8) * L + l], v41[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v77[(i0 * 64 + i1 + 16) * L + l], v41[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v77[(i0 * 64 + i1 + 24) * L + l], v41[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v77[(i0 * 64 + i1 + 32) * L + l], v41[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v77[(i0 * 64 + i1 + 40) * L + l], v41[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v77[(i0 * 64 + i1 + 48) * L + l], v41[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v77[(i0 * 64 + i1 + 56) * L + l], v41[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8039 = mul f64[16,8] -> v40
@@ -18056,33 +20393,49 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8040 = contract f64[16,128] -> v78
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v40[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v40[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v40[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v40[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v40[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v40[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v40[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v40[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v40[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v40[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v40[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v40[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v78[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v78[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v78[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v78[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v78[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v78[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v78[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v78[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v78[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v78[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v78[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v78[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -18191,29 +20544,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     v13[l] = T(1) / std::sqrt((v24[l] * 0.0078125f) + 1e-05f);
   }
   // %8055 = contract f64[64] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v73[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v73[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v73[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v73[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v73[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v73[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v73[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v73[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v73[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v73[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v73[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v73[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l] * v13[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l] * v13[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l] * v13[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l] * v13[l];
+      v37[(i0 * 8) * L + l] = acc0_v[l] * v13[l];
+      v37[(i0 * 8 + 1) * L + l] = acc1_v[l] * v13[l];
+      v37[(i0 * 8 + 2) * L + l] = acc2_v[l] * v13[l];
+      v37[(i0 * 8 + 3) * L + l] = acc3_v[l] * v13[l];
+      v37[(i0 * 8 + 4) * L + l] = acc4_v[l] * v13[l];
+      v37[(i0 * 8 + 5) * L + l] = acc5_v[l] * v13[l];
+      v37[(i0 * 8 + 6) * L + l] = acc6_v[l] * v13[l];
+      v37[(i0 * 8 + 7) * L + l] = acc7_v[l] * v13[l];
     }
   }
   // %8056 = mul f64[64] -> v71
@@ -18224,29 +20589,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8057 = contract f64[128] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v71[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v71[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v71[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v71[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v71[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v71[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v71[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v71[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v71[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v71[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v71[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v71[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8) * L + l] = acc0_v[l];
+      v37[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v37[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v37[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v37[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8058 = mul f64[128] -> v77
@@ -18332,32 +20709,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %7146 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8137 = add f64[16,8] -> v29
@@ -18384,63 +20777,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8082 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8083 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1024) * L + l], v65[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1025) * L + l], v65[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1026) * L + l], v65[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1027) * L + l], v65[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1028) * L + l], v65[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1029) * L + l], v65[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1030) * L + l], v65[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1031) * L + l], v65[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8) * L + l] = acc0_v[l];
+      v77[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v77[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v77[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v77[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8083 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v75[(i0 * 64 + i1) * L + l], v65[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 8) * L + l], v65[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 16) * L + l], v65[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 24) * L + l], v65[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 32) * L + l], v65[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 40) * L + l], v65[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 48) * L + l], v65[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v75[(i0 * 64 + i1 + 56) * L + l], v65[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8086 = add f64[16,8] -> v78
@@ -18455,64 +20878,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8076 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v63[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v63[(i0 * 64 + i1) * L + l], v41[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 8) * L + l], v41[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 16) * L + l], v41[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 24) * L + l], v41[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 32) * L + l], v41[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 40) * L + l], v41[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 48) * L + l], v41[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 56) * L + l], v41[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8075 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1024) * L + l], v63[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1032) * L + l], v63[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1040) * L + l], v63[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1048) * L + l], v63[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1056) * L + l], v63[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1064) * L + l], v63[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1072) * L + l], v63[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1080) * L + l], v63[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[(i0 * 8) * L + l] = acc0_v[l];
+      v77[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v77[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v77[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v77[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8080 = mul f64[16,8] -> v79
@@ -18528,64 +20981,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8088 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v42[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v42[(i0 * 64 + i1) * L + l], v79[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 8) * L + l], v79[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 16) * L + l], v79[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 24) * L + l], v79[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 32) * L + l], v79[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 40) * L + l], v79[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 48) * L + l], v79[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 56) * L + l], v79[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8091 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8) * L + l], v79[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v79[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v79[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v79[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v79[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v79[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v79[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v79[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[(i0 * 8) * L + l] = acc0_v[l];
+      v77[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v77[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v77[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v77[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8093 = sub f64[16,8] -> v80
@@ -18601,32 +21084,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8094 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v80[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 64 + i1) * L + l], v80[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v80[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 8) * L + l], v80[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v80[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 16) * L + l], v80[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v80[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 24) * L + l], v80[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 32) * L + l], v80[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 40) * L + l], v80[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 48) * L + l], v80[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 56) * L + l], v80[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8097 = mul f64[16,8] -> v77
@@ -18641,65 +21140,97 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8098 = contract f64[16,128] -> v81
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v77[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v77[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v77[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v77[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v77[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v77[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v77[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v77[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v77[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v77[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v77[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v77[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v81[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v81[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v81[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v81[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v81[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v81[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v81[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v81[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v81[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v81[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v81[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v81[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %8081 = contract f64[16,128] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v79[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v79[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v79[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v79[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v79[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v79[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v79[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v79[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v79[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v79[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v82[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v82[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v82[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v82[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v82[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v82[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v82[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v82[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -18721,32 +21252,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8101 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 64 + i1) * L + l], v78[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 8) * L + l], v78[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 16) * L + l], v78[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 64 + i1 + 24) * L + l], v78[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 32) * L + l], v78[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 40) * L + l], v78[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 48) * L + l], v78[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 56) * L + l], v78[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8104 = reshape f64[16] -> v35
@@ -18757,29 +21304,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8105 = contract f64[128] -> v62
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 8) * L + l] = acc0_v[l];
+      v62[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v62[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v62[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v62[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8106 = add f64[128] -> v78
@@ -18870,29 +21429,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     v24[l] = T(1) / std::sqrt((v62[l] * 0.0078125f) + 1e-05f);
   }
   // %8118 = contract f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v81[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v81[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v81[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v81[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v81[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v81[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v81[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v81[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v81[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v81[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v81[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v81[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[(i0 * 4) * L + l] = acc0_v[l] * v24[l];
-      v60[(i0 * 4 + 1) * L + l] = acc1_v[l] * v24[l];
-      v60[(i0 * 4 + 2) * L + l] = acc2_v[l] * v24[l];
-      v60[(i0 * 4 + 3) * L + l] = acc3_v[l] * v24[l];
+      v60[(i0 * 8) * L + l] = acc0_v[l] * v24[l];
+      v60[(i0 * 8 + 1) * L + l] = acc1_v[l] * v24[l];
+      v60[(i0 * 8 + 2) * L + l] = acc2_v[l] * v24[l];
+      v60[(i0 * 8 + 3) * L + l] = acc3_v[l] * v24[l];
+      v60[(i0 * 8 + 4) * L + l] = acc4_v[l] * v24[l];
+      v60[(i0 * 8 + 5) * L + l] = acc5_v[l] * v24[l];
+      v60[(i0 * 8 + 6) * L + l] = acc6_v[l] * v24[l];
+      v60[(i0 * 8 + 7) * L + l] = acc7_v[l] * v24[l];
     }
   }
   // %8119 = mul f64[64] -> v62
@@ -18903,29 +21474,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8120 = contract f64[128] -> v60
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v62[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v62[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v62[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v62[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[(i0 * 4) * L + l] = acc0_v[l];
-      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 8) * L + l] = acc0_v[l];
+      v60[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v60[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v60[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v60[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v60[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v60[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8121 = mul f64[128] -> v80
@@ -19011,64 +21594,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8145 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v66[(i0 * 64 + i1) * L + l], v79[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 8) * L + l], v79[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 16) * L + l], v79[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v66[(i0 * 64 + i1 + 24) * L + l], v79[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 32) * L + l], v79[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 40) * L + l], v79[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 48) * L + l], v79[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 56) * L + l], v79[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8144 = contract f64[16,8] -> v80
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1024) * L + l], v66[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1025) * L + l], v66[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1026) * L + l], v66[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1027) * L + l], v66[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1028) * L + l], v66[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1029) * L + l], v66[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1030) * L + l], v66[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1031) * L + l], v66[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v80[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v80[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v80[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v80[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[(i0 * 8) * L + l] = acc0_v[l];
+      v80[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v80[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v80[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v80[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v80[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v80[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v80[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8148 = add f64[16,8] -> v82
@@ -19083,32 +21696,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8149 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v82[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v54[(i0 * 64 + i1) * L + l], v82[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v82[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 8) * L + l], v82[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v82[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 16) * L + l], v82[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v82[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 24) * L + l], v82[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 32) * L + l], v82[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 40) * L + l], v82[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 48) * L + l], v82[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 56) * L + l], v82[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8152 = reshape f64[16] -> v80
@@ -19119,90 +21748,132 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8153 = contract f64[128] -> v85
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v80[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v80[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v80[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v80[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v80[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v80[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v80[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v80[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v80[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v80[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v80[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v80[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v85[(i0 * 4) * L + l] = acc0_v[l];
-      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v85[(i0 * 8) * L + l] = acc0_v[l];
+      v85[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v85[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v85[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v85[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v85[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8158 = contract f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v53[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v53[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v53[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v53[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v86[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v86[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v86[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v86[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8155 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v53[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1024) * L + l], v53[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v53[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 1032) * L + l], v53[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v53[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 1040) * L + l], v53[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v53[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 1048) * L + l], v53[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1056) * L + l], v53[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1064) * L + l], v53[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1072) * L + l], v53[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1080) * L + l], v53[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v86[(i0 * 8) * L + l] = acc0_v[l];
+      v86[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v86[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v86[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v86[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v86[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v86[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v86[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8155 = contract f64[16] -> v58
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v64[(i0 * 64 + i1) * L + l], v53[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 8) * L + l], v53[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 16) * L + l], v53[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 24) * L + l], v53[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 32) * L + l], v53[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 40) * L + l], v53[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 48) * L + l], v53[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 64 + i1 + 56) * L + l], v53[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8160 = mul f64[16,8] -> v87
@@ -19219,63 +21890,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8164 = contract f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v87[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v87[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v87[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v87[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v86[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v86[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v86[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v86[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8161 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v87[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8) * L + l], v87[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v87[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v87[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v87[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v87[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v87[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v87[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v87[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v87[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v87[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v87[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v86[(i0 * 8) * L + l] = acc0_v[l];
+      v86[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v86[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v86[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v86[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v86[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v86[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v86[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8161 = contract f64[16] -> v58
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v87[(i0 * 64 + i1) * L + l], v65[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 8) * L + l], v65[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 16) * L + l], v65[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 24) * L + l], v65[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 32) * L + l], v65[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 40) * L + l], v65[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 48) * L + l], v65[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 56) * L + l], v65[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8166 = sub f64[16,8] -> v88
@@ -19291,32 +21992,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8167 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v88[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v54[(i0 * 64 + i1) * L + l], v88[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v88[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 8) * L + l], v88[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v88[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 16) * L + l], v88[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v88[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v54[(i0 * 64 + i1 + 24) * L + l], v88[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 32) * L + l], v88[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 40) * L + l], v88[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 48) * L + l], v88[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 56) * L + l], v88[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8170 = mul f64[16,8] -> v52
@@ -19331,65 +22048,97 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8171 = contract f64[16,128] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v52[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v52[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v52[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v52[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v52[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v52[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v52[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v52[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v52[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v52[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v52[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v52[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v82[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v82[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v82[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v82[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v82[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v82[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v82[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v82[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %8172 = contract f64[16,128] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v87[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v87[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v87[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v87[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v87[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v87[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v87[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v87[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v87[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v87[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v87[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v87[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v89[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v89[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v89[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v89[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v89[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v89[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v89[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v89[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -19498,29 +22247,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     v83[l] = T(1) / std::sqrt((v84[l] * 0.0078125f) + 1e-05f);
   }
   // %8187 = contract f64[64] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v86[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v86[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v86[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v86[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v86[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v86[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v86[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v86[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v86[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v86[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v86[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v86[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l] * v83[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l] * v83[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l] * v83[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l] * v83[l];
+      v58[(i0 * 8) * L + l] = acc0_v[l] * v83[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l] * v83[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l] * v83[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l] * v83[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l] * v83[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l] * v83[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l] * v83[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l] * v83[l];
     }
   }
   // %8188 = mul f64[64] -> v50
@@ -19531,29 +22292,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8189 = contract f64[128] -> v85
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v50[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v50[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v50[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v50[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v85[(i0 * 4) * L + l] = acc0_v[l];
-      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v85[(i0 * 8) * L + l] = acc0_v[l];
+      v85[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v85[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v85[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v85[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v85[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8190 = mul f64[128] -> v82
@@ -19647,63 +22420,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8296 = contract f64[16,8] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8297 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v89[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v76[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v89[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v76[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v89[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v76[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v89[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v76[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v76[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v76[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v76[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v76[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v89[(i0 * 8) * L + l] = acc0_v[l];
+      v89[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v89[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v89[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v89[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v89[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v89[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v89[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8297 = contract f64[16] -> v48
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 64 + i1) * L + l], v89[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 8) * L + l], v89[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 16) * L + l], v89[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 24) * L + l], v89[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 32) * L + l], v89[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 40) * L + l], v89[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 48) * L + l], v89[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 56) * L + l], v89[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8300 = mul f64[16,8] -> v90
@@ -19792,66 +22595,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %5643 = contract f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v8[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v8[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v8[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v8[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v92[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v92[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v92[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v92[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v92[(i0 * 8) * L + l] = acc0_v[l];
+      v92[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v92[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v92[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v92[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v92[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v92[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v92[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %6627 = contract f64[16,8] -> v93
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v68[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v68[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v68[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v68[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v68[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v68[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v68[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v68[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v93[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v93[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v93[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v93[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v93[(i0 * 8) * L + l] = acc0_v[l];
+      v93[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v93[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v93[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v93[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v93[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v93[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v93[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %6629 = sub f64[16,8] -> v94
@@ -19862,32 +22692,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %7411 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v94[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v94[(i0 * 64 + i1) * L + l], v9[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v94[(i0 * 64 + i1 + 8) * L + l], v9[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v94[(i0 * 64 + i1 + 16) * L + l], v9[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v94[(i0 * 64 + i1 + 24) * L + l], v9[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v94[(i0 * 64 + i1 + 32) * L + l], v9[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v94[(i0 * 64 + i1 + 40) * L + l], v9[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v94[(i0 * 64 + i1 + 48) * L + l], v9[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v94[(i0 * 64 + i1 + 56) * L + l], v9[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8304 = mul f64[16,8] -> v92
@@ -19956,32 +22802,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %5654 = contract f64[16] -> v58
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v67[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v67[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v67[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v67[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v67[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v67[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v67[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v67[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8) * L + l] = acc0_v[l];
+      v58[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v58[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v58[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v58[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5657 = reshape f64[16] -> v91
@@ -20072,63 +22934,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8335 = contract f64[16,8] -> v67
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v67[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8332 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v31[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v31[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v31[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v31[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v31[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v31[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v31[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v31[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v67[(i0 * 8) * L + l] = acc0_v[l];
+      v67[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v67[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v67[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v67[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v67[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v67[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v67[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8332 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8336 = add f64[16,8] -> v93
@@ -20143,32 +23035,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8337 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v93[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v93[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v93[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v93[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v93[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v93[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v93[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v93[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v93[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v93[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v93[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v93[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8340 = mul f64[16,8] -> v67
@@ -20220,92 +23128,137 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8319 = contract f64[16,8] -> v94
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v26[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v26[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v26[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v26[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v26[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v26[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v26[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v26[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v26[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v94[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v94[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v94[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v94[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v94[(i0 * 8) * L + l] = acc0_v[l];
+      v94[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v94[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v94[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v94[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v94[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v94[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v94[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8312 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v68[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v68[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v68[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v68[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v68[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v68[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v68[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v68[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8321 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v22[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v22[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v22[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v22[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v22[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v22[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v22[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v22[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9205 = contract f64[16] -> v89
@@ -20316,64 +23269,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8315 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v76[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v76[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v76[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v76[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v76[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v76[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v76[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v76[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v76[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v76[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v76[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v76[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8324 = contract f64[16,8] -> v95
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v22[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v22[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v22[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v22[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v22[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v95[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v95[(i0 * 8) * L + l] = acc0_v[l];
+      v95[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v95[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v95[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v95[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v95[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v95[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v95[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9209 = sub f64[16,8] -> v96
@@ -20529,8 +23512,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e3817 = v11[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e3817 * e3817);
+        const T e5665 = v11[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e5665 * e5665);
       }
     }
   }
@@ -20553,29 +23536,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4410 = contract f64[64] -> v95
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v95[(i0 * 4) * L + l] = acc0_v[l];
-      v95[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v95[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v95[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v95[(i0 * 8) * L + l] = acc0_v[l];
+      v95[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v95[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v95[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v95[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v95[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v95[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v95[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4411 = add f64[64] -> v89
@@ -20593,29 +23588,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4413 = contract f64[128] -> v97
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v95[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v95[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v95[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v95[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v95[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v95[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v95[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v95[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v95[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v95[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v95[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v95[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v97[(i0 * 4) * L + l] = acc0_v[l];
-      v97[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v97[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v97[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v97[(i0 * 8) * L + l] = acc0_v[l];
+      v97[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v97[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v97[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v97[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v97[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v97[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v97[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4415 = add f64[128] -> v98
@@ -20645,8 +23652,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e3906 = v98[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e3906 * e3906);
+        const T e5802 = v98[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e5802 * e5802);
       }
     }
   }
@@ -20670,30 +23677,40 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %4420 = contract f64[16,8] -> v100
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1], v99[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 128], v99[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 256], v99[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 384], v99[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 512], v99[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 640], v99[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 768], v99[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 + 896], v99[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v99[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v99[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v99[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v99[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v100[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v100[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v100[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v100[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[(i0 * 8) * L + l] = acc0_v[l];
+      v100[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v100[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v100[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v100[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v100[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v100[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v100[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4421 = softmax f64[16,8] -> v101
@@ -20729,29 +23746,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4422 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v99[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v99[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v99[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v99[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 1024 + i1], v99[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 128], v99[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 256], v99[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 384], v99[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 512], v99[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 640], v99[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 768], v99[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 1024 + i1 + 896], v99[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4424 = sigmoid f64[16,1,1] -> v100
@@ -20772,91 +23801,130 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %4428 = contract f64[16,8] -> v103
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v99[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v99[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v99[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v99[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v103[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v103[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v103[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v103[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4429 = contract f64[16,8] -> v104
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v101[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v101[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v101[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v101[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v104[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v104[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v104[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v104[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4430 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v53[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v53[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v53[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(v53[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
-                             acc3_v[l]);
+        acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1], v99[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 128], v99[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 256], v99[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 384], v99[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 512], v99[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 640], v99[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 768], v99[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 + 896], v99[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v103[(i0 * 8) * L + l] = acc0_v[l];
+      v103[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v103[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v103[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v103[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v103[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v103[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v103[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %4429 = contract f64[16,8] -> v104
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1) * L + l], v101[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 8) * L + l], v101[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 16) * L + l], v101[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 24) * L + l], v101[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 32) * L + l], v101[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 40) * L + l], v101[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 48) * L + l], v101[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 + 56) * L + l], v101[(i0 * 8 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v104[(i0 * 8) * L + l] = acc0_v[l];
+      v104[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v104[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v104[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v104[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v104[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v104[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v104[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %4430 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v53[(i0 * 64 + i1) * L + l], v101[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v53[(i0 * 64 + i1 + 8) * L + l], v101[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v53[(i0 * 64 + i1 + 16) * L + l], v101[(i0 * 64 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v53[(i0 * 64 + i1 + 24) * L + l], v101[(i0 * 64 + i1 + 24) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(v53[(i0 * 64 + i1 + 32) * L + l], v101[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v53[(i0 * 64 + i1 + 40) * L + l], v101[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v53[(i0 * 64 + i1 + 48) * L + l], v101[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v53[(i0 * 64 + i1 + 56) * L + l], v101[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4435 = tanh f64[16,8] -> v105
@@ -21005,63 +24073,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8214 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v105[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v105[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v105[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v105[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8215 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v87[(i0 * 32 + i1) * L + l], v105[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1024) * L + l], v105[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v87[(i0 * 32 + i1 + 8) * L + l], v105[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v87[(i0 * 32 + i1 + 16) * L + l], v105[(i0 * 32 + i1 + 16) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(v87[(i0 * 32 + i1 + 24) * L + l], v105[(i0 * 32 + i1 + 24) * L + l],
-                             acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1025) * L + l], v105[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1026) * L + l], v105[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1027) * L + l], v105[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1028) * L + l], v105[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1029) * L + l], v105[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1030) * L + l], v105[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1031) * L + l], v105[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8215 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v87[(i0 * 64 + i1) * L + l], v105[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v87[(i0 * 64 + i1 + 8) * L + l], v105[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v87[(i0 * 64 + i1 + 16) * L + l], v105[(i0 * 64 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v87[(i0 * 64 + i1 + 24) * L + l], v105[(i0 * 64 + i1 + 24) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(v87[(i0 * 64 + i1 + 32) * L + l], v105[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v87[(i0 * 64 + i1 + 40) * L + l], v105[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v87[(i0 * 64 + i1 + 48) * L + l], v105[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v87[(i0 * 64 + i1 + 56) * L + l], v105[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8218 = add f64[16,8] -> v69
@@ -21076,63 +24174,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8228 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8225 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v102[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1024) * L + l], v102[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v102[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v102[(i0 * 32 + i1 + 16) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v102[(i0 * 32 + i1 + 24) * L + l],
-                             acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 + 1032) * L + l], v102[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1040) * L + l], v102[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1048) * L + l], v102[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1056) * L + l], v102[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1064) * L + l], v102[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1072) * L + l], v102[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 + 1080) * L + l], v102[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8225 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v54[(i0 * 64 + i1) * L + l], v102[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v54[(i0 * 64 + i1 + 8) * L + l], v102[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v54[(i0 * 64 + i1 + 16) * L + l], v102[(i0 * 64 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v54[(i0 * 64 + i1 + 24) * L + l], v102[(i0 * 64 + i1 + 24) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(v54[(i0 * 64 + i1 + 32) * L + l], v102[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v54[(i0 * 64 + i1 + 40) * L + l], v102[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v54[(i0 * 64 + i1 + 48) * L + l], v102[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v54[(i0 * 64 + i1 + 56) * L + l], v102[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8230 = mul f64[16,8] -> v70
@@ -21148,63 +24276,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8231 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v70[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8232 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v70[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8) * L + l], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v70[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 1) * L + l], v70[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v70[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 2) * L + l], v70[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v70[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 3) * L + l], v70[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 4) * L + l], v70[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 5) * L + l], v70[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 6) * L + l], v70[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W2[(i0 * 64 + i1 * 8 + 7) * L + l], v70[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %8232 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v66[(i0 * 64 + i1) * L + l], v70[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 8) * L + l], v70[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 16) * L + l], v70[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 24) * L + l], v70[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 32) * L + l], v70[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 40) * L + l], v70[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 48) * L + l], v70[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v66[(i0 * 64 + i1 + 56) * L + l], v70[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8236 = sub f64[16,8] -> v66
@@ -21219,32 +24377,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8237 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v66[(i0 * 64 + i1) * L + l], v101[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+            std::fma(v66[(i0 * 64 + i1 + 8) * L + l], v101[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v66[(i0 * 64 + i1 + 16) * L + l], v101[(i0 * 64 + i1 + 16) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+        acc3_v[l] = std::fma(v66[(i0 * 64 + i1 + 24) * L + l], v101[(i0 * 64 + i1 + 24) * L + l],
                              acc3_v[l]);
+        acc4_v[l] = std::fma(v66[(i0 * 64 + i1 + 32) * L + l], v101[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v66[(i0 * 64 + i1 + 40) * L + l], v101[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v66[(i0 * 64 + i1 + 48) * L + l], v101[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v66[(i0 * 64 + i1 + 56) * L + l], v101[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8240 = mul f64[16,8] -> v11
@@ -21259,65 +24433,97 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   // %8241 = contract f64[16,128] -> v106
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v11[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v11[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v11[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v11[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v11[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v11[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v11[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v11[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v11[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v11[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v106[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v106[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v106[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v106[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v106[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v106[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v106[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v106[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v106[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v106[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v106[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v106[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
   // %8242 = contract f64[16,128] -> v107
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v70[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128], v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 1], v70[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v70[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 2], v70[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v70[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 3], v70[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 4], v70[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 5], v70[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 6], v70[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 8 + i2 * 128 + 7], v70[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v107[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v107[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v107[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v107[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v107[(i0 * 128 + i1 * 8) * L + l] = acc0_v[l];
+        v107[(i0 * 128 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v107[(i0 * 128 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v107[(i0 * 128 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v107[(i0 * 128 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v107[(i0 * 128 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v107[(i0 * 128 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v107[(i0 * 128 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
   }
@@ -21339,32 +24545,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8219 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v69[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v69[(i0 * 64 + i1) * L + l], v101[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v69[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+            std::fma(v69[(i0 * 64 + i1 + 8) * L + l], v101[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v69[(i0 * 64 + i1 + 16) * L + l], v101[(i0 * 64 + i1 + 16) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(v69[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+        acc3_v[l] = std::fma(v69[(i0 * 64 + i1 + 24) * L + l], v101[(i0 * 64 + i1 + 24) * L + l],
                              acc3_v[l]);
+        acc4_v[l] = std::fma(v69[(i0 * 64 + i1 + 32) * L + l], v101[(i0 * 64 + i1 + 32) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v69[(i0 * 64 + i1 + 40) * L + l], v101[(i0 * 64 + i1 + 40) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v69[(i0 * 64 + i1 + 48) * L + l], v101[(i0 * 64 + i1 + 48) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v69[(i0 * 64 + i1 + 56) * L + l], v101[(i0 * 64 + i1 + 56) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8222 = reshape f64[16] -> v27
@@ -21375,29 +24597,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8223 = contract f64[128] -> v66
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 8 + i1 * 128 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[(i0 * 4) * L + l] = acc0_v[l];
-      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v66[(i0 * 8) * L + l] = acc0_v[l];
+      v66[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v66[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v66[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v66[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v66[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8245 = add f64[128] -> v69
@@ -21453,29 +24687,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8257 = contract f64[64] -> v53
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v66[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v66[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v66[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v66[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l] * v15[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l] * v15[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l] * v15[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l] * v15[l];
+      v53[(i0 * 8) * L + l] = acc0_v[l] * v15[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l] * v15[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l] * v15[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l] * v15[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l] * v15[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l] * v15[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l] * v15[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l] * v15[l];
     }
   }
   // %8258 = mul f64[64] -> v98
@@ -21486,29 +24732,41 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8259 = contract f64[128] -> v53
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v98[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v98[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v98[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v98[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v98[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v98[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v98[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v98[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v98[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v98[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v98[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v98[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8260 = mul f64[128] -> v100
@@ -21642,64 +24900,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8420 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v102[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v102[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v102[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v102[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v102[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v102[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v102[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v102[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v102[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v102[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v102[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v102[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8419 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v102[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v102[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v102[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v102[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v102[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v102[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v102[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v102[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v102[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8423 = add f64[16,8] -> v41
@@ -21713,32 +25001,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8424 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v41[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v41[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v41[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v41[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v41[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v41[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v41[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v41[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8427 = mul f64[16,8] -> v23
@@ -21789,61 +25093,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8398 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v42[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v42[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v42[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v42[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v42[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v42[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v42[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v42[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v42[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v42[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v42[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v42[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8407 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v65[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v65[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v65[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v65[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v65[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v65[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v65[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v65[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9239 = contract f64[16] -> v43
@@ -21854,96 +25190,139 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8401 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v45[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v45[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v45[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v45[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v45[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v45[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v45[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v45[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v45[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v45[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v45[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v45[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8405 = contract f64[16,8] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 8) * L + l] = acc0_v[l];
+      v41[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v41[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v41[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v41[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v41[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v41[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8410 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v65[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v65[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v65[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v65[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v65[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v65[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v65[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v65[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9243 = sub f64[16,8] -> v54
@@ -21959,32 +25338,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %9244 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v54[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v54[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v54[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v54[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v54[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v54[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v54[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v54[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9247 = mul f64[16,8] -> v6
@@ -22053,32 +25448,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8432 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v63[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v63[(i0 * 64 + i1) * L + l], v18[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 8) * L + l], v18[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 16) * L + l], v18[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v63[(i0 * 64 + i1 + 24) * L + l], v18[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 32) * L + l], v18[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 40) * L + l], v18[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 48) * L + l], v18[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v63[(i0 * 64 + i1 + 56) * L + l], v18[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8435 = reshape f64[16] -> v43
@@ -22203,32 +25614,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8346 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v29[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v29[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v29[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v29[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v29[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v29[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v29[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v29[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8349 = reshape f64[16] -> v12
@@ -22281,64 +25708,94 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8375 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v45[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v45[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v45[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v45[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v45[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v45[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v45[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v45[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v45[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v45[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v45[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v45[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8378 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v45[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v45[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v45[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v45[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v45[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v45[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v45[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v45[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v45[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v45[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v45[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v45[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8379 = add f64[16,8] -> v19
@@ -22353,32 +25810,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8380 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v21[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v21[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v21[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v21[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v21[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v21[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v21[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v21[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8383 = mul f64[16,8] -> v18
@@ -22466,61 +25939,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8356 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v22[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v22[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v22[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v22[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v22[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v22[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v22[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v22[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8364 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v42[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v42[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v42[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v42[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v42[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9222 = contract f64[16] -> v22
@@ -22531,96 +26036,139 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8359 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8355 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v7[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v7[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v7[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v7[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8367 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8) * L + l], v42[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 1) * L + l], v42[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 2) * L + l], v42[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 3) * L + l], v42[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 4) * L + l], v42[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 5) * L + l], v42[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 6) * L + l], v42[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W1[(i0 * 64 + i1 * 8 + 7) * L + l], v42[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v42[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9226 = sub f64[16,8] -> v26
@@ -22637,32 +26185,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %9227 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9230 = mul f64[16,8] -> v7
@@ -22731,32 +26295,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %8389 = contract f64[16] -> v48
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v39[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v39[(i0 * 64 + i1) * L + l], v94[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v39[(i0 * 64 + i1 + 8) * L + l], v94[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v39[(i0 * 64 + i1 + 16) * L + l], v94[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v39[(i0 * 64 + i1 + 24) * L + l], v94[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v39[(i0 * 64 + i1 + 32) * L + l], v94[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v39[(i0 * 64 + i1 + 40) * L + l], v94[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v39[(i0 * 64 + i1 + 48) * L + l], v94[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v39[(i0 * 64 + i1 + 56) * L + l], v94[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8392 = reshape f64[16] -> v10
@@ -23226,6 +26806,10 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_2layer.final_outputs: 59 nodes
@@ -23277,30 +26861,40 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   // %89 = contract f64[16,8] -> v2
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %90 = softmax f64[16,8] -> v3
@@ -23339,34 +26933,40 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   // %91 = contract f64[16,8] -> v2
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W1[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W1[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W1[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W1[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W1[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W1[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W1[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W1[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W1[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %93 = layernorm f64[128] -> v3
@@ -23390,8 +26990,8 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e111 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e111 * e111);
+        const T e159 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -23416,29 +27016,41 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   }
   // %96 = contract f64[64] -> v3
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %98 = relu f64[64] -> v5
@@ -23451,29 +27063,41 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   }
   // %99 = contract f64[128] -> v3
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %101 = add f64[128] -> v5
@@ -23505,8 +27129,8 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e199 = v5[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e199 * e199);
+        const T e295 = v5[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e295 * e295);
       }
     }
   }
@@ -23532,30 +27156,40 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   // %106 = contract f64[16,8] -> v2
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq2[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 128], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 256], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 384], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %107 = softmax f64[16,8] -> v3
@@ -23594,34 +27228,40 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   // %108 = contract f64[16,8] -> v2
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %110 = layernorm f64[128] -> v3
@@ -23645,8 +27285,8 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e299 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e299 * e299);
+        const T e443 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e443 * e443);
       }
     }
   }
@@ -23671,29 +27311,41 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   }
   // %113 = contract f64[64] -> v3
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %115 = relu f64[64] -> v5
@@ -23706,29 +27358,41 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   }
   // %116 = contract f64[128] -> v3
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %118 = add f64[128] -> v5
@@ -23860,6 +27524,10 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -23912,30 +27580,40 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // %89 = contract f64[16,8] -> v2
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %90 = softmax f64[16,8] -> v3
@@ -23973,36 +27651,6 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %1221 = contract f64[128] -> v2
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1223 = contract f64[64] -> v5
-  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -24010,55 +27658,119 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_down_weight[i0 * 4 + i1 * 64], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_down_weight[i0 * 4 + i1 * 64 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_down_weight[i0 * 4 + i1 * 64 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_down_weight[i0 * 4 + i1 * 64 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %1223 = contract f64[64] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_down_weight[i0 * 8 + i1 * 64 + 7], v2[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %91 = contract f64[16,8] -> v6
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W1[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W1[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W1[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W1[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W1[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W1[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W1[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W1[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W1[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %93 = layernorm f64[128] -> v7
@@ -24082,8 +27794,8 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e159 = v6[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e159 * e159);
+        const T e255 = v6[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e255 * e255);
       }
     }
   }
@@ -24108,29 +27820,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %96 = contract f64[64] -> v9
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 512], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 640], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 768], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 1024 + i1 + 896], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %97 = add f64[64] -> v10
@@ -24151,29 +27875,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %99 = contract f64[128] -> v11
   // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %101 = add f64[128] -> v12
@@ -24205,8 +27941,8 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e248 = v12[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e248 * e248);
+        const T e392 = v12[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e392 * e392);
       }
     }
   }
@@ -24232,30 +27968,40 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // %106 = contract f64[16,8] -> v14
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq2[i0 * 1024 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 512], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 640], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 768], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq2[i0 * 1024 + i1 + 896], v13[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 128], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 256], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq2[i0 * 1024 + i1 * 512 + i2 + 384], v13[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %107 = softmax f64[16,8] -> v15
@@ -24294,34 +28040,46 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // %108 = contract f64[16,8] -> v14
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1) * L + l], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W2[(i0 * 64 + i1 + 8) * L + l], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 16) * L + l], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 24) * L + l], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 32) * L + l], v15[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 40) * L + l], v15[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 48) * L + l], v15[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 + 56) * L + l], v15[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W2[(i0 * 64 + i1 * 32 + i2) * L + l], v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v15[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %110 = layernorm f64[128] -> v16
@@ -24345,8 +28103,8 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e348 = v14[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e348 * e348);
+        const T e540 = v14[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e540 * e540);
       }
     }
   }
@@ -24371,29 +28129,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %113 = contract f64[64] -> v18
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_up_weight[i0 * 512 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 512], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 640], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 768], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_up_weight[i0 * 1024 + i1 + 896], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %114 = add f64[64] -> v19
@@ -24414,29 +28184,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %1227 = contract f64[128] -> v20
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_up_weight[i0 * 4 + i1 * 128], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_up_weight[i0 * 4 + i1 * 128 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_up_weight[i0 * 4 + i1 * 128 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_up_weight[i0 * 4 + i1 * 128 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 4], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 5], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 6], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_up_weight[i0 * 8 + i1 * 128 + 7], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1229 = mul f64[128] -> v21
@@ -24528,63 +28310,92 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %1524 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1525 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W2[(i0 * 64 + i1 * 8) * L + l], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W2[(i0 * 64 + i1 * 8 + 1) * L + l], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W2[(i0 * 64 + i1 * 8 + 2) * L + l], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W2[(i0 * 64 + i1 * 8 + 3) * L + l], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 4) * L + l], v24[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 5) * L + l], v24[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 6) * L + l], v24[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W2[(i0 * 64 + i1 * 8 + 7) * L + l], v24[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %1525 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v15[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v15[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v15[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v15[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v15[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v15[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v15[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v15[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1528 = mul f64[16,8] -> v25
@@ -24598,35 +28409,51 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1529 = contract f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq2[i0 * 4 + i1 * 1024 + i2 * 128], v25[(i1 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq2[i0 * 4 + i1 * 1024 + i2 * 128 + 1], v25[(i1 * 8 + i2) * L + l],
+              std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128], v25[(i1 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 1], v25[(i1 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wq2[i0 * 4 + i1 * 1024 + i2 * 128 + 2], v25[(i1 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 2], v25[(i1 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wq2[i0 * 4 + i1 * 1024 + i2 * 128 + 3], v25[(i1 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 3], v25[(i1 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 4], v25[(i1 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 5], v25[(i1 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 6], v25[(i1 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wq2[i0 * 8 + i1 * 1024 + i2 * 128 + 7], v25[(i1 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1530 = mul f64[128] -> v26
@@ -24714,29 +28541,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1541 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 8 + i1 * 64 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1542 = mul f64[64] -> v26
@@ -24747,29 +28586,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1543 = contract f64[128] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 4], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 5], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 6], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 8 + i1 * 128 + 7], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1544 = mul f64[128] -> v28
@@ -24883,63 +28734,92 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %1559 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1560 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W1[(i0 * 64 + i1 * 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W1[(i0 * 64 + i1 * 8 + 1) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W1[(i0 * 64 + i1 * 8 + 2) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W1[(i0 * 64 + i1 * 8 + 3) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W1[(i0 * 64 + i1 * 8 + 4) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W1[(i0 * 64 + i1 * 8 + 5) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W1[(i0 * 64 + i1 * 8 + 6) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W1[(i0 * 64 + i1 * 8 + 7) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %1560 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1563 = mul f64[16,8] -> v6
@@ -25130,29 +29010,41 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %116 = contract f64[128] -> v3
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff2_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff2_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %118 = add f64[128] -> v6

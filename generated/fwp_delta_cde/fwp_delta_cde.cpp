@@ -363,6 +363,10 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -372,30 +376,65 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
   // %13 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %14 = softmax f64[4,20] -> v1
@@ -452,8 +491,8 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e56 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e56 * e56);
+        const T e104 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e104 * e104);
       }
     }
   }
@@ -522,64 +561,142 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v3[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v3[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v3[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v3[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = contract f64[4,20] -> v5
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %21 = tanh f64[4,20] -> v1
@@ -647,6 +764,10 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -657,30 +778,65 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %13 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %14 = softmax f64[4,20] -> v1
@@ -737,8 +893,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e56 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e56 * e56);
+        const T e104 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e104 * e104);
       }
     }
   }
@@ -765,64 +921,142 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v3[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v3[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v3[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v3[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v4[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v4[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v4[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v4[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v4[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v4[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = contract f64[4,20] -> v5
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %21 = tanh f64[4,20] -> v6
@@ -878,34 +1112,77 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %70 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %74 = mul f64[4,20] -> v5
@@ -930,39 +1207,77 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %158 = contract f64[21] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 4], v5[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 5], v5[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 6], v5[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 7], v5[(i1 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[16 * L + l] = acc0_v[l];
+    v7[17 * L + l] = acc1_v[l];
+    v7[18 * L + l] = acc2_v[l];
+    v7[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -979,34 +1294,77 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %69 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v8[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v8[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v8[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v8[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v8[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v8[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %82 = contract f64[4] -> v2
@@ -1043,33 +1401,65 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %89 = contract f64[21] -> v9
   // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[16 * L + l] = acc0_v[l];
+    v9[17 * L + l] = acc1_v[l];
+    v9[18 * L + l] = acc2_v[l];
+    v9[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1116,34 +1506,77 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %134 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %136 = sub f64[4,20] -> v7
@@ -1319,39 +1752,77 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
     // %217 = contract f64[21] -> d.dx
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v4[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v4[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21], v4[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 1], v4[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v4[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 2], v4[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v4[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 3], v4[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 4], v4[(i1 * 20 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 5], v4[(i1 * 20 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 6], v4[(i1 * 20 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 7], v4[(i1 * 20 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v[l];
+      u_bar[38 * L + l] += acc1_v[l];
+      u_bar[39 * L + l] += acc2_v[l];
+      u_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1423,6 +1894,10 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -1435,6 +1910,10 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   T acc_v[L] = {};
@@ -1446,30 +1925,65 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %13 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %14 = softmax f64[4,20] -> v1
@@ -1526,8 +2040,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e57 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e57 * e57);
+        const T e105 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e105 * e105);
       }
     }
   }
@@ -1596,64 +2110,142 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v3[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v3[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v3[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v3[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = contract f64[4,20] -> v7
   // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
   // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %21 = tanh f64[4,20] -> v8
@@ -1679,34 +2271,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %240 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %241 = mul f64[4,20] -> v5
@@ -1731,39 +2366,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %291 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 4], v5[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 5], v5[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 6], v5[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 7], v5[(i1 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[16 * L + l] = acc0_v[l];
+    v6[17 * L + l] = acc1_v[l];
+    v6[18 * L + l] = acc2_v[l];
+    v6[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1780,34 +2453,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %239 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %249 = contract f64[4] -> v2
@@ -1844,33 +2560,65 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %253 = contract f64[21] -> v9
   // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[16 * L + l] = acc0_v[l];
+    v9[17 * L + l] = acc1_v[l];
+    v9[18 * L + l] = acc2_v[l];
+    v9[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1927,34 +2675,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %277 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %279 = sub f64[4,20] -> v6
@@ -2054,8 +2845,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e399 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e399 * e399);
+          const T e783 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e783 * e783);
         }
       }
     }
@@ -2082,59 +2873,136 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
     // post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v1_2[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v1_2[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v1_2[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v1_2[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 336], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 357], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 378], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 399], v1_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %13 = contract f64[4,20] -> v3
     // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %14 = softmax f64[4,20] -> v4
@@ -2175,34 +3043,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
     // post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v4_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v4_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v4_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v4_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v4_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v4_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v4_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v4_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 320) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 340) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 360) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 380) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %21 = tanh f64[4,20] -> v6
@@ -2258,34 +3169,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %70 = contract f64[4,20] -> v3
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %74 = mul f64[4,20] -> v2
@@ -2298,39 +3252,81 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %158 = contract f64[21] -> v3
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v2_2[(i1 * 20 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21], v2_2[(i1 * 20 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 1],
                                    v2_2[(i1 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 2],
                                    v2_2[(i1 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 3],
                                    v2_2[(i1 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 4],
+                                   v2_2[(i1 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 5],
+                                   v2_2[(i1 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 6],
+                                   v2_2[(i1 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 7],
+                                   v2_2[(i1 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 16], v2_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 17], v2_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 18], v2_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 19], v2_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[16 * L + l] = acc0_v_2[l];
+      v3_2[17 * L + l] = acc1_v_2[l];
+      v3_2[18 * L + l] = acc2_v_2[l];
+      v3_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -2348,34 +3344,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %69 = contract f64[4,20] -> v7
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v6_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v6_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v6_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v6_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v6_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v6_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v6_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v6_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l],
+                                 v6_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l],
+                                 v6_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l],
+                                 v6_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l],
+                                 v6_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %82 = contract f64[4] -> v5
@@ -2412,33 +3451,65 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %89 = contract f64[21] -> v8
     // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21], v6_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v6_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v6_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v6_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v6_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v6_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v6_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v6_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 16], v6_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 21 + 17], v6_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 21 + 18], v6_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 21 + 19], v6_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8_2[16 * L + l] = acc0_v_2[l];
+      v8_2[17 * L + l] = acc1_v_2[l];
+      v8_2[18 * L + l] = acc2_v_2[l];
+      v8_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -2537,34 +3608,77 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %134 = contract f64[4,20] -> v3
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v3_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %136 = sub f64[4,20] -> v2
@@ -2612,39 +3726,81 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %217 = contract f64[21] -> d.dx
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v3_2[(i1 * 20 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21], v3_2[(i1 * 20 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 1],
                                    v3_2[(i1 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 2],
                                    v3_2[(i1 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 3],
                                    v3_2[(i1 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 4],
+                                   v3_2[(i1 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 5],
+                                   v3_2[(i1 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 6],
+                                   v3_2[(i1 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 7],
+                                   v3_2[(i1 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 16], v3_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 17], v3_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 18], v3_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 19], v3_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v_2[l];
+      u_bar[38 * L + l] += acc1_v_2[l];
+      u_bar[39 * L + l] += acc2_v_2[l];
+      u_bar[40 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5048,39 +6204,77 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %1365 = contract f64[21] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v14[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v14[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21], v14[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 1], v14[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v14[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 2], v14[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v14[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 3], v14[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 4], v14[(i1 * 20 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 5], v14[(i1 * 20 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 6], v14[(i1 * 20 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 7], v14[(i1 * 20 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v14[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v14[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v14[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[37 * L + l] += acc0_v[l];
+      u_stages_bar[38 * L + l] += acc1_v[l];
+      u_stages_bar[39 * L + l] += acc2_v[l];
+      u_stages_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5176,39 +6370,77 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %1549 = contract f64[21] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v10[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v10[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21], v10[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 1], v10[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v10[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 2], v10[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v10[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 3], v10[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 4], v10[(i1 * 20 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 5], v10[(i1 * 20 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 6], v10[(i1 * 20 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 7], v10[(i1 * 20 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 63) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 64) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 65) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 66) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 63) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 64) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 65) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 66) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 67) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 68) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v10[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v10[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[79 * L + l] += acc0_v[l];
+      u_stages_bar[80 * L + l] += acc1_v[l];
+      u_stages_bar[81 * L + l] += acc2_v[l];
+      u_stages_bar[82 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5305,39 +6537,77 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %1389 = contract f64[21] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 4], v12[(i1 * 20 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 5], v12[(i1 * 20 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 6], v12[(i1 * 20 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 420 + i2 * 21 + 7], v12[(i1 * 20 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 147) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 148) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 149) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 150) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 147) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 148) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 149) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 150) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 151) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 152) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 153) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 154) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v12[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v12[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[163 * L + l] += acc0_v[l];
+      u_stages_bar[164 * L + l] += acc1_v[l];
+      u_stages_bar[165 * L + l] += acc2_v[l];
+      u_stages_bar[166 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6554,39 +7824,77 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %2324 = contract f64[21] -> v27
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v6[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21], v6[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v6[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 1], v6[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v6[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 2], v6[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v6[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 3], v6[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 4], v6[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 5], v6[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 6], v6[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 420 + i2 * 21 + 7], v6[(i1 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v27[16 * L + l] = acc0_v[l];
+    v27[17 * L + l] = acc1_v[l];
+    v27[18 * L + l] = acc2_v[l];
+    v27[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6603,34 +7911,77 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2319 = contract f64[4,20] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v34[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v34[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v34[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v34[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v34[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v34[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v34[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2316 = contract f64[4] -> v11
@@ -7019,34 +8370,77 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2379 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v8[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v8[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v8[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v6[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v6[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v6[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v6[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v8[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v8[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v8[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2376 = contract f64[4] -> v10
@@ -7129,33 +8523,65 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %2323 = contract f64[21] -> v31
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v12[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v31[16 * L + l] = acc0_v[l];
+    v31[17 * L + l] = acc1_v[l];
+    v31[18 * L + l] = acc2_v[l];
+    v31[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -7327,6 +8753,10 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -7336,30 +8766,65 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   // %44 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %45 = softmax f64[4,20] -> v1
@@ -7398,34 +8863,77 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   // %46 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %48 = layernorm f64[80] -> v1
@@ -7449,8 +8957,8 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e80 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e80 * e80);
+        const T e176 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e176 * e176);
       }
     }
   }
@@ -7475,29 +8983,41 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %51 = contract f64[320] -> v4
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = relu f64[320] -> v5
@@ -7510,29 +9030,41 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %54 = contract f64[80] -> v1
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = add f64[80] -> v3
@@ -7545,45 +9077,55 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %57 = contract f64[10] -> v2
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 80], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 160], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 240], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 + 320], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 + 400], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 + 480], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 + 560], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+    v2[4 * L + l] = acc4_v[l];
+    v2[5 * L + l] = acc5_v[l];
+    v2[6 * L + l] = acc6_v[l];
+    v2[7 * L + l] = acc7_v[l];
+  }
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 80 + i1 + 640], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 8; i0 < 10; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 80; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 80 + i1], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 8) * L + l] = acc0_v[l];
     }
   }
   // %58 = add f64[10] -> logits
@@ -7648,6 +9190,10 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -7658,30 +9204,65 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // %44 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 21], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 42], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 63], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 84], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 105], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 126], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 147], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 420 + i1 + 336], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 420 + i1 + 357], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 420 + i1 + 378], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 420 + i1 + 399], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %45 = softmax f64[4,20] -> v1
@@ -7720,34 +9301,77 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // %46 = contract f64[4,20] -> v0
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %48 = layernorm f64[80] -> v3
@@ -7771,8 +9395,8 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e80 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e80 * e80);
+        const T e176 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e176 * e176);
       }
     }
   }
@@ -7797,29 +9421,41 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %51 = contract f64[320] -> v5
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = add f64[320] -> v6
@@ -7832,56 +9468,80 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %331 = contract f64[80] -> v5
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %333 = contract f64[320] -> v7
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %335 = mul f64[320] -> v8
@@ -7894,29 +9554,41 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %337 = contract f64[80] -> v7
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %339 = mul f64[80] -> v9
@@ -8020,34 +9692,77 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %427 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v9[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v9[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v9[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v9[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v9[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v9[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %428 = contract f64[4] -> v2
@@ -8149,29 +9864,41 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %54 = contract f64[80] -> v1
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = add f64[80] -> v3
@@ -8245,39 +9972,77 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %433 = contract f64[21] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21], v13[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 1], v13[(i1 * 20 + i2) * L + l],
+                std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21], v13[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 1], v13[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 2], v13[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 2], v13[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 3], v13[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 3], v13[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 4], v13[(i1 * 20 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 5], v13[(i1 * 20 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 6], v13[(i1 * 20 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 7], v13[(i1 * 20 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 16], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 17], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 18], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 19], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v[l];
+      u_bar[38 * L + l] += acc1_v[l];
+      u_bar[39 * L + l] += acc2_v[l];
+      u_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {

@@ -362,6 +362,10 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field: 20 nodes
@@ -369,30 +373,65 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %12 = softmax f64[4,20] -> v1
@@ -433,64 +472,142 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 16], x[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 20], x[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 24], x[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 28], x[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 80 + i1 + 64], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 80 + i1 + 68], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 80 + i1 + 72], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 80 + i1 + 76], x[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %17 = contract f64[4,20] -> v3
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v3[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v3[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v3[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v3[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v3[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v3[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %3 = contract f64[4] -> v2
@@ -586,6 +703,10 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.vjp: 48 nodes
@@ -593,60 +714,130 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 16], x[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 20], x[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 24], x[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 28], x[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 80 + i1 + 64], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 80 + i1 + 68], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 80 + i1 + 72], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 80 + i1 + 76], x[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %11 = contract f64[4,20] -> v1
   // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v1[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v1[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v1[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v1[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v1[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v1[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %12 = softmax f64[4,20] -> v2
@@ -687,34 +878,77 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v1[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v1[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v1[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v2[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v2[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v2[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v1[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v1[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v1[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = tanh f64[4,20] -> v4
@@ -728,34 +962,77 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   }
   // %70 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v2[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v2[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v2[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %3 = contract f64[4] -> v3
@@ -880,66 +1157,152 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   }
   // %69 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v4[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v4[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v4[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v4[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v4[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v4[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %109 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v1[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v1[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v1[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v1[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v1[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v1[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %111 = sub f64[4,20] -> v7
@@ -1149,12 +1512,20 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -1166,30 +1537,65 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %12 = softmax f64[4,20] -> v1
@@ -1230,64 +1636,142 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 12], x[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 16], x[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 20], x[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 24], x[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 28], x[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 80 + i1 + 64], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 80 + i1 + 68], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 80 + i1 + 72], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 80 + i1 + 76], x[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %17 = contract f64[4,20] -> v3
   // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v3[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v3[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v3[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v3[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v3[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v3[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = tanh f64[4,20] -> v4
@@ -1363,34 +1847,77 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   }
   // %156 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %162 = mul f64[4,20] -> v6
@@ -1464,66 +1991,152 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   }
   // %155 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %187 = contract f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v6[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v6[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v3[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v3[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v3[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v3[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v3[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v3[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %189 = sub f64[4,20] -> v4
@@ -1603,60 +2216,130 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2], x[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 4], x[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 8], x[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 12], x[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 16], x[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 20], x[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 24], x[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 32 + i2 + 28], x[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 + 64], x[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 80 + i1 + 68], x[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 80 + i1 + 72], x[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 80 + i1 + 76], x[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %11 = contract f64[4,20] -> v1
     // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
     // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %12 = softmax f64[4,20] -> v2
@@ -1698,34 +2381,77 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 320) * L + l], v2_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 340) * L + l], v2_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 360) * L + l], v2_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 380) * L + l], v2_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %19 = tanh f64[4,20] -> v4
@@ -1739,34 +2465,77 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
     // %70 = contract f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v2_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v2_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %3 = contract f64[4] -> v3
@@ -1932,66 +2701,152 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
     // %69 = contract f64[4,20] -> v1
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v0_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v0_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v0_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v0_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v0_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v0_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v0_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v0_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v1_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l],
+                                 v0_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l],
+                                 v0_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l],
+                                 v0_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l],
+                                 v0_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %109 = contract f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v0_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %111 = sub f64[4,20] -> v4
@@ -4879,66 +5734,152 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   // %1205 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v10[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v10[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v10[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v10[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v10[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v10[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1446 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v19[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v19[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v19[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v19[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v22[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v22[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v22[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v22[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v19[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v19[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v19[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1448 = sub f64[4,20] -> v23
@@ -5039,66 +5980,152 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   // %1868 = contract f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v23[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v23[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v23[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v23[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v17[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v17[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v17[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v23[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v23[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v23[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1873 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v25[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v25[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v25[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v25[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v24[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v24[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v24[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v24[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v25[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v25[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v25[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2029 = sub f64[4,20] -> v26
@@ -5408,66 +6435,152 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   // %1885 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1893 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v11[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v11[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v11[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2040 = sub f64[4,20] -> v14
@@ -5518,34 +6631,77 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   // %1905 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v11[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v11[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v11[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1902 = contract f64[4] -> v0
@@ -5605,34 +6761,77 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   // %1907 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v21[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v21[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v21[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v21[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2055 = sub f64[4,20] -> v7
@@ -5782,6 +6981,10 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T mean_v[L] = {};
@@ -5792,30 +6995,65 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %43 = softmax f64[4,20] -> v1
@@ -5856,34 +7094,77 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %46 = layernorm f64[80] -> v1
@@ -5908,8 +7189,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e80 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e80 * e80);
+        const T e176 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e176 * e176);
       }
     }
   }
@@ -5936,29 +7217,41 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   // %49 = contract f64[320] -> v4
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = relu f64[320] -> v5
@@ -5973,29 +7266,41 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   // %52 = contract f64[80] -> v1
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[80] -> v3
@@ -6010,30 +7315,65 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   // %55 = contract f64[20] -> v2
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0 + 1280], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 1360], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 1440], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 1520], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[16 * L + l] = acc0_v[l];
+    v2[17 * L + l] = acc1_v[l];
+    v2[18 * L + l] = acc2_v[l];
+    v2[19 * L + l] = acc3_v[l];
   }
   // %56 = add f64[20] -> logits
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
@@ -6098,6 +7438,10 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -6109,30 +7453,65 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 16], dx[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 20], dx[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 24], dx[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 80 + i1 * 32 + i2 + 28], dx[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 80 + i1 + 64], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 80 + i1 + 68], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 80 + i1 + 72], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 80 + i1 + 76], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v0[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v0[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v0[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %43 = softmax f64[4,20] -> v1
@@ -6172,7 +7551,92 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // %233 = contract f64[80] -> v0
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %44 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc7_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v3[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v3[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v3[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6183,52 +7647,22 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %44 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
-  // 25, Delta
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+      v3[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v3[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v3[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v3[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %242 = reduce_sum f64[] -> v2
@@ -6294,8 +7728,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e126 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e126 * e126);
+        const T e246 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e246 * e246);
       }
     }
   }
@@ -6322,29 +7756,41 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // %49 = contract f64[320] -> v7
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = add f64[320] -> v8
@@ -6359,29 +7805,41 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // %235 = contract f64[320] -> v7
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %237 = mul f64[320] -> v9
@@ -6396,29 +7854,41 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // %239 = contract f64[80] -> v7
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %240 = mul f64[80] -> v10
@@ -6485,34 +7955,77 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   }
   // %330 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v10[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v10[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v10[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v12[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v12[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v10[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v10[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v10[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %331 = contract f64[4] -> v2
@@ -6619,29 +8132,41 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   // %52 = contract f64[80] -> v1
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[80] -> v5

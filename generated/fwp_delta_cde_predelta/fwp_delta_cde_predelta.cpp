@@ -369,6 +369,10 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_predelta.field: 23 nodes
   // %1 = layernorm f64[35] -> v0
   // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
@@ -575,29 +579,41 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
   }
   // %7 = contract f64[32] -> v0
   // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 280 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 280 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 280 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 280 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 280 + i1 + 140], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 280 + i1 + 175], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 280 + i1 + 210], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 280 + i1 + 245], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v1
@@ -805,29 +821,41 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
   }
   // %7 = contract f64[32] -> v4
   // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 280 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 280 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 280 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 280 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 280 + i1 + 140], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 280 + i1 + 175], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 280 + i1 + 210], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 280 + i1 + 245], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v5
@@ -957,38 +985,54 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %163 = contract f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 4], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 5], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 6], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 7], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -997,13 +1041,14 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v9[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %20 = contract f64[32,5] -> v10
@@ -1202,32 +1247,44 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
   }
   // %86 = contract f64[35] -> v11
   // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1235,12 +1292,12 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
+      v11[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %165 = add f64[35] -> v12
@@ -1413,38 +1470,54 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       }
     }
     // %219 = contract f64[35] -> d.dx
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 4], v8[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 5], v8[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 6], v8[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 7], v8[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 35) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 36) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 37) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 38) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 35) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 36) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 37) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 38) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 39) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 40) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 41) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 42) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -1453,13 +1526,14 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v[l] = std::fma(Wk[i0 + i1 * 175 + i2 * 35], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc0_v[l] =
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35 + 32], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 35) * L + l] += acc0_v[l];
+        u_bar[(i0 + 67) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1765,29 +1839,41 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   }
   // %7 = contract f64[32] -> v2
   // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 280 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 280 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 280 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 280 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 280 + i1 + 140], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 280 + i1 + 175], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 280 + i1 + 210], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 280 + i1 + 245], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v7
@@ -1922,38 +2008,54 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %295 = contract f64[35] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 4], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 5], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 6], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 7], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1962,13 +2064,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
+      v3[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %280 = contract f64[32,5] -> v9
@@ -2077,32 +2180,44 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   }
   // %248 = contract f64[35] -> v9
   // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2110,12 +2225,12 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v2[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v9[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %297 = add f64[35] -> v11
@@ -2333,8 +2448,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e509 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e509 * e509);
+          const T e581 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e581 * e581);
         }
       }
     }
@@ -2359,29 +2474,41 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
     // %7 = contract f64[32] -> v6
     // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 35; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 140 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 280 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 35], v5_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 70], v5_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 105], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 140], v5_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 175], v5_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 210], v5_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 280 + i1 + 245], v5_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[32] -> v7
@@ -2501,38 +2628,54 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %163 = contract f64[35] -> v5
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v8_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v8_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35], v8_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 1], v8_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v8_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 2], v8_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v8_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 3], v8_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 4], v8_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 5], v8_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 6], v8_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 7], v8_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2541,14 +2684,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 + i1 * 175 + i2 * 35], v8_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v8_2[(i1 * 5 + i2) * L + l],
+                                   acc0_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = acc0_v_2[l];
+        v5_2[(i0 + 32) * L + l] = acc0_v_2[l];
       }
     }
     // %20 = contract f64[32,5] -> v8
@@ -2755,32 +2898,44 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
     // %86 = contract f64[35] -> v11
     // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 4], v8_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 5], v8_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 6], v8_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 7], v8_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v11_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v11_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v11_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2788,12 +2943,12 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35 + 32], v8_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11_2[i0 * L + l] = acc0_v_2[l];
+        v11_2[(i0 + 32) * L + l] = acc0_v_2[l];
       }
     }
     // %208 = mul f64[35] -> v8
@@ -2852,38 +3007,54 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %219 = contract f64[35] -> d.dx
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v2_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v2_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35], v2_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 1], v2_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v2_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 2], v2_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v2_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 3], v2_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 4], v2_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 5], v2_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 6], v2_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 7], v2_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 35) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 36) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 37) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 38) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 35) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 36) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 37) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 38) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 39) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 40) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 41) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 42) * L + l] += acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2892,14 +3063,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v2_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 + i1 * 175 + i2 * 35 + 32], v2_2[(i1 * 5 + i2) * L + l],
+                                   acc0_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 35) * L + l] += acc0_v_2[l];
+        u_bar[(i0 + 67) * L + l] += acc0_v_2[l];
       }
     }
   }
@@ -3371,32 +3542,48 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %744 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %745 = contract f64[32] -> v1
@@ -3416,32 +3603,48 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %756 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %519 = softmax f64[32,5] -> v15
@@ -3588,32 +3791,48 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %765 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %788 = contract f64[32] -> v6
@@ -4120,32 +4339,48 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %765 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %475 = sigmoid f64[32] -> v16
@@ -4337,32 +4572,48 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %1003 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.5f);
     }
   }
   // %1239 = sub f64[32,5] -> v24
@@ -4618,32 +4869,48 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %1244 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 5) * L + l], v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 15) * L + l], v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 25) * L + l], v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 35) * L + l], v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1490 = add f64[32,5] -> v23
@@ -4738,32 +5005,48 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %1279 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1280 = mul f64[32] -> v21
@@ -4785,61 +5068,93 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %1257 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1264 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v32[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v32[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v32[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v32[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v32[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v32[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v32[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v32[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1493 = sub f64[32,5] -> v14
@@ -4927,7 +5242,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4938,17 +5253,20 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = acc0_v[l];
-      v29[i0 * L + l] = acc1_v[l];
-      v30[i0 * L + l] = acc2_v[l];
+      v25[(i0 + 32) * L + l] = acc0_v[l];
+      v29[(i0 + 32) * L + l] = acc1_v[l];
+      v30[(i0 + 32) * L + l] = acc2_v[l];
     }
   }
   // %1295 = contract f64[32,5] -> v31
@@ -5119,32 +5437,48 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %1307 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1310 = mul f64[32,5] -> v18
@@ -5273,7 +5607,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5283,16 +5617,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v13[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-      v14[i0 * L + l] = acc1_v[l];
-      v15[i0 * L + l] = acc2_v[l];
+      v7[(i0 + 32) * L + l] = acc0_v[l];
+      v14[(i0 + 32) * L + l] = acc1_v[l];
+      v15[(i0 + 32) * L + l] = acc2_v[l];
     }
   }
   // %1284 = add f64[35] -> v17
@@ -5479,38 +5813,54 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
     // %1346 = contract f64[35] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v19[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 1], v19[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v19[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 2], v19[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v19[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 3], v19[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 4], v19[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 5], v19[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 6], v19[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 7], v19[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 35) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 36) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 37) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 38) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 35) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 36) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 37) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 38) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 39) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 40) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 41) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 42) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5520,13 +5870,13 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35 + 32], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 67) * L + l] += acc0_v[l];
       }
     }
     // %1520 = mul f64[35] -> v1
@@ -5611,38 +5961,54 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
     // %1531 = contract f64[35] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v15[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 1], v15[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v15[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 2], v15[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v15[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 3], v15[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 4], v15[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 5], v15[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 6], v15[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 7], v15[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 105) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 106) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 107) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 108) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 105) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 106) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 107) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 108) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 109) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 110) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 111) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 112) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5652,13 +6018,13 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35 + 32], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 105) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 137) * L + l] += acc0_v[l];
       }
     }
     // %704 = reduce_sum f64[] -> v8
@@ -5742,38 +6108,54 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
     // %1370 = contract f64[35] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v18[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 1], v18[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v18[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 2], v18[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v18[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 3], v18[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 4], v18[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 5], v18[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 6], v18[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 175 + i2 * 35 + 7], v18[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 245) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 246) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 247) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 248) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 245) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 246) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 247) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 248) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 249) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 250) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 251) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 252) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5783,13 +6165,13 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35 + 32], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 245) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 277) * L + l] += acc0_v[l];
       }
     }
   }
@@ -6450,32 +6832,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %765 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %523 = sigmoid f64[32] -> v15
@@ -6789,32 +7187,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2272 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 5) * L + l], v25[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 15) * L + l], v25[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 25) * L + l], v25[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 35) * L + l], v25[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2275 = add f64[32,5] -> v32
@@ -6829,32 +7243,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2276 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2277 = mul f64[32] -> v29
@@ -7166,7 +7596,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7177,46 +7607,65 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v28[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-      v38[i0 * L + l] = acc1_v[l];
-      v39[i0 * L + l] = acc2_v[l];
+      v33[(i0 + 32) * L + l] = acc0_v[l];
+      v38[(i0 + 32) * L + l] = acc1_v[l];
+      v39[(i0 + 32) * L + l] = acc2_v[l];
     }
   }
   // %2289 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 5) * L + l], v26[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 15) * L + l], v26[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 40 + i1 + 25) * L + l], v26[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 40 + i1 + 35) * L + l], v26[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2292 = add f64[32,5] -> v40
@@ -7293,32 +7742,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2305 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2306 = mul f64[32] -> v24
@@ -7329,32 +7794,44 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2307 = contract f64[35] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 35 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7362,12 +7839,12 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v24[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
+      v13[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %2308 = mul f64[32,5] -> v27
@@ -7378,38 +7855,54 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2309 = contract f64[35] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 4], v27[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 5], v27[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 6], v27[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 175 + i2 * 35 + 7], v27[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7418,13 +7911,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 + i1 * 175 + i2 * 35 + 32], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
+      v11[(i0 + 32) * L + l] = acc0_v[l];
     }
   }
   // %2320 = mul f64[35] -> v30
@@ -7602,7 +8096,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v35[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7612,16 +8106,16 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35 + 32], v8[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
-      v34[i0 * L + l] = acc1_v[l];
-      v35[i0 * L + l] = acc2_v[l];
+      v13[(i0 + 32) * L + l] = acc0_v[l];
+      v34[(i0 + 32) * L + l] = acc1_v[l];
+      v35[(i0 + 32) * L + l] = acc2_v[l];
     }
   }
   // %2445 = add f64[35] -> v37
@@ -7721,32 +8215,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2120 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v31[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v31[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v31[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v31[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2338 = sub f64[32,5] -> v21
@@ -7762,32 +8272,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2339 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2457 = contract f64[32,5] -> v12
@@ -7802,32 +8328,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2358 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 5) * L + l], v26[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 15) * L + l], v26[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 25) * L + l], v26[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 35) * L + l], v26[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2174 = contract f64[32,5] -> v13
@@ -7884,32 +8426,48 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
   }
   // %2363 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2366 = contract f64[32,5] -> v13
@@ -8028,6 +8586,10 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_predelta.final_outputs: 27 nodes
   // %46 = contract f64[32,5] -> v0
   // fwp_delta_cde_predelta.ode:44: let q = softmax(Wq @ dx(T))
@@ -8185,29 +8747,41 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
   }
   // %53 = contract f64[64] -> v1
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = relu f64[64] -> v3
@@ -8220,29 +8794,41 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
   }
   // %56 = contract f64[160] -> v1
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = contract f64[1] -> v2
@@ -8324,6 +8910,10 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8477,48 +9067,72 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   }
   // %332 = contract f64[160] -> v4
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %334 = contract f64[64] -> v5
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = layernorm f64[160] -> v6
@@ -8542,8 +9156,8 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e162 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e162 * e162);
+        const T e210 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e210 * e210);
       }
     }
   }
@@ -8568,29 +9182,41 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   }
   // %53 = contract f64[64] -> v8
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[64] -> v9
@@ -8611,29 +9237,41 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   }
   // %338 = contract f64[160] -> v10
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %339 = mul f64[160] -> v11
@@ -8738,32 +9376,48 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %427 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %430 = mul f64[32,5] -> v12
@@ -8841,29 +9495,41 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   }
   // %56 = contract f64[160] -> v1
   // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %331 = contract f64[1,160] -> d.out.weight
@@ -8925,38 +9591,54 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   }
   if (u_bar) {
     // %432 = contract f64[35] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 175 + i2 * 35], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wq[i0 * 4 + i1 * 175 + i2 * 35 + 1], v12[(i1 * 5 + i2) * L + l],
+                std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 1], v12[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wq[i0 * 4 + i1 * 175 + i2 * 35 + 2], v12[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 2], v12[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wq[i0 * 4 + i1 * 175 + i2 * 35 + 3], v12[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 3], v12[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 4], v12[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 5], v12[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 6], v12[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wq[i0 * 8 + i1 * 175 + i2 * 35 + 7], v12[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 35) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 36) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 37) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 38) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 35) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 36) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 37) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 38) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 39) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 40) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 41) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 42) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -8966,13 +9648,13 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 + i1 * 175 + i2 * 35], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wq[i0 + i1 * 175 + i2 * 35 + 32], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 35) * L + l] += acc0_v[l];
+        u_bar[(i0 + 67) * L + l] += acc0_v[l];
       }
     }
   }

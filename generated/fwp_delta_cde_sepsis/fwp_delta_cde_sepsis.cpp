@@ -370,6 +370,10 @@ extern "C" void fwp_delta_cde_sepsis_field(const void* /*ctx*/, double /*t*/, co
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_sepsis.field: 23 nodes
   // %13 = contract f64[16,5] -> v0
   // fwp_delta_cde_sepsis.ode:44: let k    = softmax(Wk @ dx(t))
@@ -489,29 +493,41 @@ extern "C" void fwp_delta_cde_sepsis_field(const void* /*ctx*/, double /*t*/, co
   }
   // %7 = contract f64[16] -> v0
   // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v4
@@ -681,6 +697,10 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde_sepsis.field.vjp: 75 nodes
   // %13 = contract f64[16,5] -> v0
@@ -888,29 +908,41 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %7 = contract f64[16] -> v4
   // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1033,32 +1065,48 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %86 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %91 = mul f64[16] -> v8
@@ -1071,33 +1119,65 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %93 = contract f64[69] -> v6
   // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[64 * L + l] = acc0_v[l];
+    v6[65 * L + l] = acc1_v[l];
+    v6[66 * L + l] = acc2_v[l];
+    v6[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1111,39 +1191,77 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
     v6[68 * L + l] = acc0_v[l];
   }
   // %162 = contract f64[69] -> v9
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v4[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v4[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v4[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v4[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v4[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v4[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v4[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v4[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v4[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v4[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v4[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v4[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[64 * L + l] = acc0_v[l];
+    v9[65 * L + l] = acc1_v[l];
+    v9[66 * L + l] = acc2_v[l];
+    v9[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1242,32 +1360,48 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %166 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %208 = mul f64[16,5] -> v5
@@ -1408,39 +1542,77 @@ extern "C" void fwp_delta_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/
       }
     }
     // %221 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v5[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v5[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v5[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v5[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1521,6 +1693,10 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -1529,6 +1705,10 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -1654,29 +1834,41 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
   }
   // %7 = contract f64[16] -> v4
   // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1857,39 +2049,77 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %294 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[64 * L + l] = acc0_v[l];
+    v7[65 * L + l] = acc1_v[l];
+    v7[66 * L + l] = acc2_v[l];
+    v7[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1946,32 +2176,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %253 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 5) * L + l], v8[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 15) * L + l], v8[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 25) * L + l], v8[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 35) * L + l], v8[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %255 = mul f64[16] -> v9
@@ -1984,33 +2230,65 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
   }
   // %257 = contract f64[69] -> v10
   // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[64 * L + l] = acc0_v[l];
+    v10[65 * L + l] = acc1_v[l];
+    v10[66 * L + l] = acc2_v[l];
+    v10[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2117,32 +2395,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %301 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %319 = mul f64[16,5] -> v0
@@ -2246,8 +2540,8 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e457 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e457 * e457);
+          const T e625 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e625 * e625);
         }
       }
     }
@@ -2272,29 +2566,41 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
     }
     // %7 = contract f64[16] -> v4
     // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v5
@@ -2512,33 +2818,49 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %86 = contract f64[16] -> v4
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 20 + i1) * L + l], v8_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 5) * L + l], v8_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v6_2[(i0 * 40 + i1) * L + l], v8_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 5) * L + l], v8_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %91 = mul f64[16] -> v3
@@ -2551,33 +2873,65 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
     }
     // %93 = contract f64[69] -> v7
     // fwp_delta_cde_sepsis.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[64 * L + l] = acc0_v_2[l];
+      v7_2[65 * L + l] = acc1_v_2[l];
+      v7_2[66 * L + l] = acc2_v_2[l];
+      v7_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2651,39 +3005,81 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %162 = contract f64[69] -> v3
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v10_2[(i1 * 5 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v10_2[(i1 * 5 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1],
                                    v10_2[(i1 * 5 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2],
                                    v10_2[(i1 * 5 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3],
                                    v10_2[(i1 * 5 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 64], v10_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 65], v10_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 66], v10_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 67], v10_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[64 * L + l] = acc0_v_2[l];
+      v3_2[65 * L + l] = acc1_v_2[l];
+      v3_2[66 * L + l] = acc2_v_2[l];
+      v3_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2797,33 +3193,49 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %166 = contract f64[16] -> v4
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v8_2[(i0 * 20 + i1) * L + l], v9_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 5) * L + l], v9_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v8_2[(i0 * 40 + i1) * L + l], v9_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 5) * L + l], v9_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %208 = mul f64[16,5] -> v6
@@ -2837,39 +3249,81 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %221 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v6_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v6_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v6_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v6_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v6_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 64], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 65], v6_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 66], v6_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 67], v6_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3447,32 +3901,48 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %752 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %753 = contract f64[16] -> v2
@@ -3510,32 +3980,48 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %776 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %823 = tanh f64[16,5] -> v7
@@ -3551,32 +4037,48 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %788 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v6[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v6[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v6[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v6[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %814 = contract f64[16] -> v2
@@ -4232,32 +4734,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %991 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1223 = tanh f64[16,5] -> v20
@@ -4289,32 +4807,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %776 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1227 = tanh f64[16,5] -> v23
@@ -4330,32 +4864,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %788 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1231 = tanh f64[16,5] -> v11
@@ -4713,61 +5263,93 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1257 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1262 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 5) * L + l], v20[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 15) * L + l], v20[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 25) * L + l], v20[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 35) * L + l], v20[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1498 = sub f64[16,5] -> v11
@@ -4782,32 +5364,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1499 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1500 = mul f64[16] -> v20
@@ -4818,32 +5416,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1274 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v16[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v16[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v16[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v16[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1277 = sub f64[16,5] -> v7
@@ -5229,32 +5843,48 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %1513 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1516 = mul f64[16,5] -> v8
@@ -5383,39 +6013,77 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
     // %1351 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v16[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v16[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v16[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v16[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5512,39 +6180,77 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
     // %1530 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v8[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v8[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v8[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v8[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 207) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 208) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 209) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 211) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 212) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 213) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[271 * L + l] += acc0_v[l];
+      u_stages_bar[272 * L + l] += acc1_v[l];
+      u_stages_bar[273 * L + l] += acc2_v[l];
+      u_stages_bar[274 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5641,39 +6347,77 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
     // %1375 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v7[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v7[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v7[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v7[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 483) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 484) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 485) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 483) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 484) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 485) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 487) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 488) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 489) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 490) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[547 * L + l] += acc0_v[l];
+      u_stages_bar[548 * L + l] += acc1_v[l];
+      u_stages_bar[549 * L + l] += acc2_v[l];
+      u_stages_bar[550 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -6322,32 +7066,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %991 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1223 = tanh f64[16,5] -> v18
@@ -6379,32 +7139,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %776 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1227 = tanh f64[16,5] -> v22
@@ -6420,32 +7196,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %788 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 5) * L + l], v21[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 15) * L + l], v21[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 25) * L + l], v21[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 35) * L + l], v21[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1231 = tanh f64[16,5] -> v15
@@ -6568,32 +7360,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %1990 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1538 = contract f64[16,5] -> v13
@@ -6883,32 +7691,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2256 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2259 = add f64[16,5] -> v32
@@ -6923,32 +7747,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2260 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2261 = mul f64[16] -> v24
@@ -7015,32 +7855,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2272 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2273 = mul f64[16] -> v25
@@ -7144,39 +8000,77 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2288 = contract f64[69] -> v31
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v11[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v11[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v11[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v11[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v31[64 * L + l] = acc0_v[l];
+    v31[65 * L + l] = acc1_v[l];
+    v31[66 * L + l] = acc2_v[l];
+    v31[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7389,32 +8283,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2090 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2311 = contract f64[16,5] -> v13
@@ -7440,32 +8350,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2334 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2320 = sub f64[16,5] -> v18
@@ -7481,32 +8407,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2321 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2443 = contract f64[16,5] -> v12
@@ -7563,32 +8505,48 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2341 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2346 = sub f64[16,5] -> v17
@@ -7655,33 +8613,65 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2287 = contract f64[69] -> v35
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v27[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v27[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v27[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[64 * L + l] = acc0_v[l];
+    v35[65 * L + l] = acc1_v[l];
+    v35[66 * L + l] = acc2_v[l];
+    v35[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7853,6 +8843,10 @@ extern "C" void fwp_delta_cde_sepsis_output(const void* /*ctx*/, double /*t*/, c
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_sepsis.final_outputs: 27 nodes
   // %46 = contract f64[16,5] -> v0
   // fwp_delta_cde_sepsis.ode:48: let q = softmax(Wq @ dx(T))
@@ -8010,29 +9004,41 @@ extern "C" void fwp_delta_cde_sepsis_output(const void* /*ctx*/, double /*t*/, c
   }
   // %53 = contract f64[64] -> v1
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = relu f64[64] -> v3
@@ -8045,29 +9051,41 @@ extern "C" void fwp_delta_cde_sepsis_output(const void* /*ctx*/, double /*t*/, c
   }
   // %56 = contract f64[80] -> v1
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = contract f64[1] -> v2
@@ -8149,6 +9167,10 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8302,48 +9324,72 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %333 = contract f64[80] -> v4
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %335 = contract f64[64] -> v5
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = layernorm f64[80] -> v6
@@ -8367,8 +9413,8 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e162 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e162 * e162);
+        const T e210 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e210 * e210);
       }
     }
   }
@@ -8393,29 +9439,41 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %53 = contract f64[64] -> v8
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[64] -> v9
@@ -8436,29 +9494,41 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %339 = contract f64[80] -> v10
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %341 = mul f64[80] -> v11
@@ -8563,32 +9633,48 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %429 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %432 = mul f64[16,5] -> v12
@@ -8666,29 +9752,41 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %56 = contract f64[80] -> v1
   // fwp_delta_cde_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %332 = contract f64[1,80] -> d.out.weight
@@ -8750,39 +9848,77 @@ extern "C" void fwp_delta_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*
   }
   if (u_bar) {
     // %434 = contract f64[69] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v12[(i1 * 5 + i2) * L + l],
+                std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 1], v12[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v12[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 2], v12[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v12[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 3], v12[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 4], v12[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 5], v12[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 6], v12[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 7], v12[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 64], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 65], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 66], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 67], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {

@@ -336,35 +336,51 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state(const void* /*ctx*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_sepsis_code.init: 21 nodes
   // %51 = contract f64[256] -> v0
   // fwp_delta_cde_sepsis_code.ode:54: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = relu f64[256] -> v1
@@ -379,29 +395,41 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state(const void* /*ctx*/, const 
   // %54 = contract f64[176] -> v0
   // fwp_delta_cde_sepsis_code.ode:54: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 44; ++i0) {
+  for (int64_t i0 = 0; i0 < 22; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = reshape f64[16,11] -> v1
@@ -526,35 +554,51 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_sepsis_code.init.vjp: 50 nodes
   // %51 = contract f64[256] -> v0
   // fwp_delta_cde_sepsis_code.ode:54: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = add f64[256] -> v1
@@ -578,29 +622,41 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
   // %54 = contract f64[176] -> v2
   // fwp_delta_cde_sepsis_code.ode:54: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 44; ++i0) {
+  for (int64_t i0 = 0; i0 < 22; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = reshape f64[16,11] -> v3
@@ -720,32 +776,48 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %610 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v5[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v5[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v5[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v5[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %633 = pad f64[16,11] -> v8
@@ -836,32 +908,48 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %627 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v6[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v6[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v6[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v6[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %636 = pad f64[16,11] -> v2
@@ -887,29 +975,41 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %640 = contract f64[256] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 176; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %641 = mul f64[256] -> v11
@@ -992,7 +1092,7 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
       u0_bar[140 * L + l] += acc2_v[l];
       u0_bar[141 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -1000,12 +1100,12 @@ extern "C" void fwp_delta_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, co
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v11[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v11[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 138) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 142) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1040,6 +1140,10 @@ extern "C" void fwp_delta_cde_sepsis_code_field(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1049,29 +1153,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field(const void* /*ctx*/, double /*t*
   // %2 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[80] -> v1
@@ -1105,8 +1221,8 @@ extern "C" void fwp_delta_cde_sepsis_code_field(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1133,29 +1249,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field(const void* /*ctx*/, double /*t*
   // %11 = contract f64[96] -> v2
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 24; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 320 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 400], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 560], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,6] -> v3
@@ -1220,29 +1348,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field(const void* /*ctx*/, double /*t*
   }
   // %21 = contract f64[80] -> v1
   // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = contract f64[16,5] -> v3
@@ -1362,6 +1502,10 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1372,29 +1516,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
   // %2 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[80] -> v1
@@ -1428,8 +1584,8 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1456,29 +1612,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
   // %11 = contract f64[96] -> v3
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 24; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 320 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 640 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 320], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 400], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 480], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 560], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,6] -> v4
@@ -1576,29 +1744,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
   }
   // %21 = contract f64[80] -> v7
   // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = contract f64[16,5] -> v8
@@ -1715,32 +1895,48 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
     v6[l] = T(1) / std::sqrt((v8[l] * 0.0125f) + 1e-05f);
   }
   // %234 = contract f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %295 = pad f64[16,6] -> v4
@@ -1861,32 +2057,48 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
   }
   // %246 = contract f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 5) * L + l], v5[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 15) * L + l], v5[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 25) * L + l], v5[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 35) * L + l], v5[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %298 = pad f64[16,6] -> v3
@@ -1913,29 +2125,41 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
   }
   // %301 = contract f64[80] -> v1
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %302 = mul f64[80] -> v5
@@ -2081,33 +2305,65 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
   }
   if (u_bar) {
     // %316 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v3[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v3[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v3[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v3[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v3[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v3[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v3[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v3[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -2122,33 +2378,65 @@ extern "C" void fwp_delta_cde_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
     // %129 = contract f64[69] -> d.x
     // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v7[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v7[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v7[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v7[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v7[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v7[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v7[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v7[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -2229,6 +2517,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2239,6 +2531,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -2253,29 +2549,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   // %2 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[80] -> v1
@@ -2309,8 +2617,8 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e39 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e39 * e39);
+        const T e63 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e63 * e63);
       }
     }
   }
@@ -2337,29 +2645,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   // %11 = contract f64[96] -> v3
   // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads, d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 24; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 320 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 640 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 320], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 400], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 480], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 640 + i1 + 560], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,6] -> v4
@@ -2415,29 +2735,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   }
   // %21 = contract f64[80] -> v4
   // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = contract f64[16,5] -> v7
@@ -2621,32 +2953,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     v5[l] = T(1) / std::sqrt((v10[l] * 0.0125f) + 1e-05f);
   }
   // %468 = contract f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 5) * L + l], v8[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 15) * L + l], v8[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 25) * L + l], v8[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 35) * L + l], v8[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %512 = pad f64[16,6] -> v4
@@ -2756,32 +3104,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
   }
   // %461 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v3[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v3[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v3[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v3[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %509 = pad f64[16,6] -> v11
@@ -2808,29 +3172,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
   }
   // %515 = contract f64[80] -> v1
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %516 = mul f64[80] -> v7
@@ -2977,29 +3353,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     // %2 = contract f64[80] -> v0
     // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads,
     // d_head + 1])
-    for (int64_t i0 = 0; i0 < 20; ++i0) {
+    for (int64_t i0 = 0; i0 < 10; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %4 = add f64[80] -> v1
@@ -3054,29 +3442,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
     // %21 = contract f64[80] -> v3
     // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-    for (int64_t i0 = 0; i0 < 20; ++i0) {
+    for (int64_t i0 = 0; i0 < 10; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(values_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(values_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %5 = layernorm f64[80] -> v4
@@ -3101,8 +3501,8 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e525 = v1_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e525 * e525);
+          const T e717 = v1_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e717 * e717);
         }
       }
     }
@@ -3129,29 +3529,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     // %11 = contract f64[96] -> v5
     // fwp_delta_cde_sepsis_code.ode:60: let kl   = reshape(kb(proj_norm(proj(dx(t)))), [heads,
     // d_head + 1])
-    for (int64_t i0 = 0; i0 < 24; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kb_weight[i0 * 320 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kb_weight[i0 * 640 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 80], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 160], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 240], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 320], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 400], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 480], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kb_weight[i0 * 640 + i1 + 560], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %14 = reshape f64[16,6] -> v6
@@ -3296,33 +3708,49 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %234 = contract f64[16] -> v5
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 20 + i1) * L + l], v3_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v3_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v7_2[(i0 * 40 + i1) * L + l], v3_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 5) * L + l], v3_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v3_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v3_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %18 = sigmoid f64[16,1] -> v8
@@ -3466,33 +3894,49 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %246 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 20 + i1) * L + l], v1_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v1_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v7_2[(i0 * 40 + i1) * L + l], v1_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 5) * L + l], v1_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v1_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v1_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v1_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %298 = pad f64[16,6] -> v10
@@ -3519,29 +3963,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %301 = contract f64[80] -> v1
-    for (int64_t i0 = 0; i0 < 20; ++i0) {
+    for (int64_t i0 = 0; i0 < 10; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 96; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v11_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v11_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v11_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v11_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v11_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v11_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v11_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v11_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v11_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v11_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v11_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v11_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %302 = mul f64[80] -> v3
@@ -3590,33 +4046,65 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %316 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(proj_weight[i0 * 69 + 64], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(proj_weight[i0 * 69 + 65], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(proj_weight[i0 * 69 + 66], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(proj_weight[i0 * 69 + 67], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -3631,36 +4119,72 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
     // %129 = contract f64[69] -> d.x
     // fwp_delta_cde_sepsis_code.ode:63: let v    = reshape(values(x(t)), [heads, d_head])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v5_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v5_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v5_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v5_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v5_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(values_weight[i0 * 69 + 64], v5_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(values_weight[i0 * 69 + 65], v5_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(values_weight[i0 * 69 + 66], v5_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(values_weight[i0 * 69 + 67], v5_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v_2[l];
+      u_bar[65 * L + l] += acc1_v_2[l];
+      u_bar[66 * L + l] += acc2_v_2[l];
+      u_bar[67 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -4149,32 +4673,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1257 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1258 = contract f64[16] -> v8
@@ -4185,32 +4725,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1273 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %975 = sigmoid f64[16,1] -> v10
@@ -4394,32 +4950,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1300 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1301 = contract f64[16] -> v12
@@ -5125,32 +5697,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1257 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %945 = sigmoid f64[16,1] -> v20
@@ -5179,32 +5767,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1273 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %975 = sigmoid f64[16,1] -> v24
@@ -5233,32 +5837,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1300 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1301 = contract f64[16] -> v19
@@ -5513,71 +6133,111 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1939 = contract f64[16] -> v34
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v23[(i0 * 20 + i1) * L + l] * v28[(i0 * 4) * L + l]) *
-                                 v29[(i0 * 20 + i1) * L + l],
-                             v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v23[(i0 * 20 + i1 + 5) * L + l] * v28[(i0 * 4 + 1) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 5) * L + l],
-                             v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v23[(i0 * 20 + i1 + 10) * L + l] * v28[(i0 * 4 + 2) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 10) * L + l],
-                             v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v23[(i0 * 20 + i1 + 15) * L + l] * v28[(i0 * 4 + 3) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 15) * L + l],
-                             v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma((v23[(i0 * 40 + i1) * L + l] * v28[(i0 * 8) * L + l]) *
+                                 v29[(i0 * 40 + i1) * L + l],
+                             v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v23[(i0 * 40 + i1 + 5) * L + l] * v28[(i0 * 8 + 1) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 5) * L + l],
+                             v3[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v23[(i0 * 40 + i1 + 10) * L + l] * v28[(i0 * 8 + 2) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 10) * L + l],
+                             v3[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v23[(i0 * 40 + i1 + 15) * L + l] * v28[(i0 * 8 + 3) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 15) * L + l],
+                             v3[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v23[(i0 * 40 + i1 + 20) * L + l] * v28[(i0 * 8 + 4) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 20) * L + l],
+                             v3[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v23[(i0 * 40 + i1 + 25) * L + l] * v28[(i0 * 8 + 5) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 25) * L + l],
+                             v3[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v23[(i0 * 40 + i1 + 30) * L + l] * v28[(i0 * 8 + 6) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 30) * L + l],
+                             v3[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v23[(i0 * 40 + i1 + 35) * L + l] * v28[(i0 * 8 + 7) * L + l]) *
+                                 v29[(i0 * 40 + i1 + 35) * L + l],
+                             v3[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1947 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v29[(i0 * 20 + i1) * L + l] * v28[(i0 * 4) * L + l]) *
-                                 v3[(i0 * 20 + i1) * L + l],
-                             v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v29[(i0 * 20 + i1 + 5) * L + l] * v28[(i0 * 4 + 1) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 5) * L + l],
-                             v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v29[(i0 * 20 + i1 + 10) * L + l] * v28[(i0 * 4 + 2) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 10) * L + l],
-                             v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v29[(i0 * 20 + i1 + 15) * L + l] * v28[(i0 * 4 + 3) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 15) * L + l],
-                             v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma((v29[(i0 * 40 + i1) * L + l] * v28[(i0 * 8) * L + l]) *
+                                 v3[(i0 * 40 + i1) * L + l],
+                             v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v29[(i0 * 40 + i1 + 5) * L + l] * v28[(i0 * 8 + 1) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 5) * L + l],
+                             v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v29[(i0 * 40 + i1 + 10) * L + l] * v28[(i0 * 8 + 2) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 10) * L + l],
+                             v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v29[(i0 * 40 + i1 + 15) * L + l] * v28[(i0 * 8 + 3) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 15) * L + l],
+                             v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v29[(i0 * 40 + i1 + 20) * L + l] * v28[(i0 * 8 + 4) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 20) * L + l],
+                             v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v29[(i0 * 40 + i1 + 25) * L + l] * v28[(i0 * 8 + 5) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 25) * L + l],
+                             v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v29[(i0 * 40 + i1 + 30) * L + l] * v28[(i0 * 8 + 6) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 30) * L + l],
+                             v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v29[(i0 * 40 + i1 + 35) * L + l] * v28[(i0 * 8 + 7) * L + l]) *
+                                 v3[(i0 * 40 + i1 + 35) * L + l],
+                             v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2456 = add f64[16] -> v28
@@ -5595,36 +6255,56 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1931 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l],
-                             v0[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l],
+                             v0[(i0 * 40 + i1) * L + l] * v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l],
-                     v0[(i0 * 20 + i1 + 5) * L + l] * v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l],
+                     v0[(i0 * 40 + i1 + 5) * L + l] * v19[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l],
-                     v0[(i0 * 20 + i1 + 10) * L + l] * v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l],
+                     v0[(i0 * 40 + i1 + 10) * L + l] * v19[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l],
-                     v0[(i0 * 20 + i1 + 15) * L + l] * v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l],
+                     v0[(i0 * 40 + i1 + 15) * L + l] * v19[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l],
+                     v0[(i0 * 40 + i1 + 20) * L + l] * v19[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l],
+                     v0[(i0 * 40 + i1 + 25) * L + l] * v19[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l],
+                     v0[(i0 * 40 + i1 + 30) * L + l] * v19[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l],
+                     v0[(i0 * 40 + i1 + 35) * L + l] * v19[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2462 = add f64[16,5] -> v36
@@ -5730,33 +6410,49 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1952 = contract f64[16] -> v38
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l] * v22[(i0 * 20 + i1) * L + l],
-                             v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v31[(i0 * 20 + i1 + 5) * L + l] * v22[(i0 * 20 + i1 + 5) * L + l],
-                             v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v31[(i0 * 20 + i1 + 10) * L + l] * v22[(i0 * 20 + i1 + 10) * L + l],
-                             v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v31[(i0 * 20 + i1 + 15) * L + l] * v22[(i0 * 20 + i1 + 15) * L + l],
-                             v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 40 + i1) * L + l] * v22[(i0 * 40 + i1) * L + l],
+                             v30[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v31[(i0 * 40 + i1 + 5) * L + l] * v22[(i0 * 40 + i1 + 5) * L + l],
+                             v30[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v31[(i0 * 40 + i1 + 10) * L + l] * v22[(i0 * 40 + i1 + 10) * L + l],
+                             v30[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v31[(i0 * 40 + i1 + 15) * L + l] * v22[(i0 * 40 + i1 + 15) * L + l],
+                             v30[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v31[(i0 * 40 + i1 + 20) * L + l] * v22[(i0 * 40 + i1 + 20) * L + l],
+                             v30[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v31[(i0 * 40 + i1 + 25) * L + l] * v22[(i0 * 40 + i1 + 25) * L + l],
+                             v30[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v31[(i0 * 40 + i1 + 30) * L + l] * v22[(i0 * 40 + i1 + 30) * L + l],
+                             v30[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v31[(i0 * 40 + i1 + 35) * L + l] * v22[(i0 * 40 + i1 + 35) * L + l],
+                             v30[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1967 = reduce_sum f64[16] -> v30
@@ -5837,32 +6533,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %2025 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2188 = contract f64[16] -> v21
@@ -5873,32 +6585,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %2020 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2023 = pad f64[16,6] -> v40
@@ -6058,32 +6786,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %2466 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2470 = pad f64[16,6] -> v41
@@ -6121,32 +6865,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %2318 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2322 = pad f64[16,6] -> v15
@@ -6180,33 +6940,49 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1993 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i1) * L + l],
-                             v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v18[(i0 * 20 + i1 + 5) * L + l] * v19[(i0 * 20 + i1 + 5) * L + l],
-                             v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v18[(i0 * 20 + i1 + 10) * L + l] * v19[(i0 * 20 + i1 + 10) * L + l],
-                             v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v18[(i0 * 20 + i1 + 15) * L + l] * v19[(i0 * 20 + i1 + 15) * L + l],
-                             v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l] * v19[(i0 * 40 + i1) * L + l],
+                             v0[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v18[(i0 * 40 + i1 + 5) * L + l] * v19[(i0 * 40 + i1 + 5) * L + l],
+                             v0[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v18[(i0 * 40 + i1 + 10) * L + l] * v19[(i0 * 40 + i1 + 10) * L + l],
+                             v0[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v18[(i0 * 40 + i1 + 15) * L + l] * v19[(i0 * 40 + i1 + 15) * L + l],
+                             v0[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 40 + i1 + 20) * L + l] * v19[(i0 * 40 + i1 + 20) * L + l],
+                             v0[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v18[(i0 * 40 + i1 + 25) * L + l] * v19[(i0 * 40 + i1 + 25) * L + l],
+                             v0[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v18[(i0 * 40 + i1 + 30) * L + l] * v19[(i0 * 40 + i1 + 30) * L + l],
+                             v0[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v18[(i0 * 40 + i1 + 35) * L + l] * v19[(i0 * 40 + i1 + 35) * L + l],
+                             v0[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1999 = sub f64[16,5] -> v0
@@ -6222,32 +6998,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %2000 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v0[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v0[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v0[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v0[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v0[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v0[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v0[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v0[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2004 = pad f64[16,6] -> v13
@@ -6267,32 +7059,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1986 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 5) * L + l], v19[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 15) * L + l], v19[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 25) * L + l], v19[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 35) * L + l], v19[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1989 = pad f64[16,6] -> v12
@@ -6641,33 +7449,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   }
   if (u_stages_bar) {
     // %2363 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v20[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v20[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v20[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v20[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v20[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v20[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v20[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v20[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -6681,33 +7521,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
     // %2080 = contract f64[69] -> d.x@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v26[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v26[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v26[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v26[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v26[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v26[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v26[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v26[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[64 * L + l] += acc0_v[l];
+      u_stages_bar[65 * L + l] += acc1_v[l];
+      u_stages_bar[66 * L + l] += acc2_v[l];
+      u_stages_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -6721,33 +7593,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
     // %2494 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v19[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v19[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v19[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v19[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 214) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 215) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 216) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 215) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 216) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 218) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 219) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 220) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 221) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v19[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v19[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v19[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v19[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[278 * L + l] += acc0_v[l];
+      u_stages_bar[279 * L + l] += acc1_v[l];
+      u_stages_bar[280 * L + l] += acc2_v[l];
+      u_stages_bar[281 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -6761,33 +7665,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
     // %2365 = contract f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v32[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v32[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v32[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v32[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v32[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v32[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v32[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v32[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v32[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v32[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v32[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v32[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 145) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 146) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 147) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 148) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 145) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 146) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 147) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 148) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 149) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 150) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 151) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 152) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v32[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v32[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v32[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v32[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[209 * L + l] += acc0_v[l];
+      u_stages_bar[210 * L + l] += acc1_v[l];
+      u_stages_bar[211 * L + l] += acc2_v[l];
+      u_stages_bar[212 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -6801,33 +7737,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[213 * L + l] += acc0_v[l];
     }
     // %2083 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v6[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v6[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v6[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v6[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 504) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 505) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 506) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 504) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 505) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 506) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 508) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 509) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 510) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 511) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v6[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v6[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v6[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v6[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[568 * L + l] += acc0_v[l];
+      u_stages_bar[569 * L + l] += acc1_v[l];
+      u_stages_bar[570 * L + l] += acc2_v[l];
+      u_stages_bar[571 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -6841,33 +7809,65 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[572 * L + l] += acc0_v[l];
     }
     // %2366 = contract f64[69] -> d.x@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v27[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v27[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v27[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v27[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 435) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 436) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 437) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 438) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 435) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 436) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 437) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 438) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 439) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 440) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 441) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 442) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v27[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v27[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v27[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v27[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[499 * L + l] += acc0_v[l];
+      u_stages_bar[500 * L + l] += acc1_v[l];
+      u_stages_bar[501 * L + l] += acc2_v[l];
+      u_stages_bar[502 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {
@@ -7407,32 +8407,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %1273 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %975 = sigmoid f64[16,1] -> v19
@@ -7587,32 +8603,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %1300 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1301 = contract f64[16] -> v21
@@ -7790,32 +8822,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     v16[l] = T(1) / std::sqrt((v32[l] * 0.0125f) + 1e-05f);
   }
   // %3238 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 5) * L + l], v24[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 15) * L + l], v24[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 25) * L + l], v24[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 35) * L + l], v24[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3639 = pad f64[16,6] -> v33
@@ -8180,29 +9228,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %3645 = contract f64[80] -> v28
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3646 = mul f64[80] -> v30
@@ -8343,65 +9403,101 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %3662 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 5) * L + l], v26[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 15) * L + l], v26[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 25) * L + l], v26[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 35) * L + l], v26[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4122 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l],
-                             v24[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[(i0 * 40 + i1) * L + l],
+                             v24[(i0 * 40 + i1) * L + l] * v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 5) * L + l],
-                     v24[(i0 * 20 + i1 + 5) * L + l] * v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v0[(i0 * 40 + i1 + 5) * L + l],
+                     v24[(i0 * 40 + i1 + 5) * L + l] * v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 10) * L + l],
-                     v24[(i0 * 20 + i1 + 10) * L + l] * v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v0[(i0 * 40 + i1 + 10) * L + l],
+                     v24[(i0 * 40 + i1 + 10) * L + l] * v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 15) * L + l],
-                     v24[(i0 * 20 + i1 + 15) * L + l] * v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v0[(i0 * 40 + i1 + 15) * L + l],
+                     v24[(i0 * 40 + i1 + 15) * L + l] * v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v0[(i0 * 40 + i1 + 20) * L + l],
+                     v24[(i0 * 40 + i1 + 20) * L + l] * v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v0[(i0 * 40 + i1 + 25) * L + l],
+                     v24[(i0 * 40 + i1 + 25) * L + l] * v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v0[(i0 * 40 + i1 + 30) * L + l],
+                     v24[(i0 * 40 + i1 + 30) * L + l] * v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v0[(i0 * 40 + i1 + 35) * L + l],
+                     v24[(i0 * 40 + i1 + 35) * L + l] * v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4465 = sub f64[16] -> v24
@@ -8475,32 +9571,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4469 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4473 = pad f64[16,6] -> v12
@@ -8527,32 +9639,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4117 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4120 = pad f64[16,6] -> v20
@@ -8578,29 +9706,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4476 = contract f64[80] -> v8
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4477 = mul f64[80] -> v24
@@ -8649,32 +9789,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4148 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v36[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v36[(i0 * 40 + i1 + 5) * L + l], v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v36[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v36[(i0 * 40 + i1 + 15) * L + l], v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v36[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v36[(i0 * 40 + i1 + 25) * L + l], v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v36[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v36[(i0 * 40 + i1 + 35) * L + l], v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4151 = pad f64[16,6] -> v12
@@ -8700,66 +9856,102 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4152 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v36[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v36[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v36[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 5) * L + l], v36[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v36[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v36[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v36[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 15) * L + l], v36[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v36[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 25) * L + l], v36[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v36[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 35) * L + l], v36[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4158 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v26[(i0 * 20 + i1) * L + l] * v17[(i0 * 4) * L + l]) *
-                                 v25[(i0 * 20 + i1) * L + l],
-                             v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v26[(i0 * 20 + i1 + 5) * L + l] * v17[(i0 * 4 + 1) * L + l]) *
-                                 v25[(i0 * 20 + i1 + 5) * L + l],
-                             v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v26[(i0 * 20 + i1 + 10) * L + l] * v17[(i0 * 4 + 2) * L + l]) *
-                                 v25[(i0 * 20 + i1 + 10) * L + l],
-                             v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v26[(i0 * 20 + i1 + 15) * L + l] * v17[(i0 * 4 + 3) * L + l]) *
-                                 v25[(i0 * 20 + i1 + 15) * L + l],
-                             v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma((v26[(i0 * 40 + i1) * L + l] * v17[(i0 * 8) * L + l]) *
+                                 v25[(i0 * 40 + i1) * L + l],
+                             v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v26[(i0 * 40 + i1 + 5) * L + l] * v17[(i0 * 8 + 1) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 5) * L + l],
+                             v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v26[(i0 * 40 + i1 + 10) * L + l] * v17[(i0 * 8 + 2) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 10) * L + l],
+                             v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v26[(i0 * 40 + i1 + 15) * L + l] * v17[(i0 * 8 + 3) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 15) * L + l],
+                             v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v26[(i0 * 40 + i1 + 20) * L + l] * v17[(i0 * 8 + 4) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 20) * L + l],
+                             v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v26[(i0 * 40 + i1 + 25) * L + l] * v17[(i0 * 8 + 5) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 25) * L + l],
+                             v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v26[(i0 * 40 + i1 + 30) * L + l] * v17[(i0 * 8 + 6) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 30) * L + l],
+                             v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v26[(i0 * 40 + i1 + 35) * L + l] * v17[(i0 * 8 + 7) * L + l]) *
+                                 v25[(i0 * 40 + i1 + 35) * L + l],
+                             v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4489 = sub f64[16] -> v24
@@ -8883,32 +10075,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4493 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4497 = pad f64[16,6] -> v20
@@ -8935,29 +10143,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4500 = contract f64[80] -> v22
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4501 = mul f64[80] -> v24
@@ -9041,32 +10261,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     v17[l] = T(1) / std::sqrt((v35[l] * 0.0125f) + 1e-05f);
   }
   // %4197 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v37[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v37[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v37[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v37[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v37[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v37[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v37[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v37[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v37[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v37[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4200 = pad f64[16,6] -> v12
@@ -9135,32 +10371,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4182 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1746 = contract f64[16] -> v3
@@ -9178,36 +10430,56 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4188 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l],
-                             v36[(i0 * 20 + i1) * L + l] * v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v37[(i0 * 40 + i1) * L + l],
+                             v36[(i0 * 40 + i1) * L + l] * v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l],
-                     v36[(i0 * 20 + i1 + 5) * L + l] * v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v37[(i0 * 20 + i1 + 10) * L + l],
-                             v36[(i0 * 20 + i1 + 10) * L + l] * v21[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v37[(i0 * 40 + i1 + 5) * L + l],
+                     v36[(i0 * 40 + i1 + 5) * L + l] * v21[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v37[(i0 * 40 + i1 + 10) * L + l],
+                             v36[(i0 * 40 + i1 + 10) * L + l] * v21[(i0 * 40 + i1 + 10) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(v37[(i0 * 20 + i1 + 15) * L + l],
-                             v36[(i0 * 20 + i1 + 15) * L + l] * v21[(i0 * 20 + i1 + 15) * L + l],
+        acc3_v[l] = std::fma(v37[(i0 * 40 + i1 + 15) * L + l],
+                             v36[(i0 * 40 + i1 + 15) * L + l] * v21[(i0 * 40 + i1 + 15) * L + l],
                              acc3_v[l]);
+        acc4_v[l] = std::fma(v37[(i0 * 40 + i1 + 20) * L + l],
+                             v36[(i0 * 40 + i1 + 20) * L + l] * v21[(i0 * 40 + i1 + 20) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(v37[(i0 * 40 + i1 + 25) * L + l],
+                             v36[(i0 * 40 + i1 + 25) * L + l] * v21[(i0 * 40 + i1 + 25) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(v37[(i0 * 40 + i1 + 30) * L + l],
+                             v36[(i0 * 40 + i1 + 30) * L + l] * v21[(i0 * 40 + i1 + 30) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(v37[(i0 * 40 + i1 + 35) * L + l],
+                             v36[(i0 * 40 + i1 + 35) * L + l] * v21[(i0 * 40 + i1 + 35) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4186 = contract f64[16,5] -> v21
@@ -9274,32 +10546,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4192 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v29[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v29[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v29[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v29[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4196 = pad f64[16,6] -> v13
@@ -9326,29 +10614,41 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %4203 = contract f64[80] -> v3
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 80 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4204 = mul f64[80] -> v10
@@ -9652,6 +10952,10 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -9661,29 +10965,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   // %75 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:67: let q = softmax(reshape(query(proj_norm(proj(dx(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %76 = add f64[80] -> v1
@@ -9717,8 +11033,8 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -9745,29 +11061,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   // %80 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:67: let q = softmax(reshape(query(proj_norm(proj(dx(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 320 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 320 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 320 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 320 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 640 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 640 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 640 + i1 + 400], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 640 + i1 + 560], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = reshape f64[16,5] -> v1
@@ -9855,29 +11183,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   // %86 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 320 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 80], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 240], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 400], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 560], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %87 = add f64[80] -> v1
@@ -9911,8 +11251,8 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e174 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e174 * e174);
+        const T e246 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e246 * e246);
       }
     }
   }
@@ -9939,29 +11279,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   // %91 = contract f64[64] -> v0
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %93 = relu f64[64] -> v3
@@ -9976,29 +11328,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output(const void* /*ctx*/, double /*t
   // %94 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %97 = contract f64[1] -> v2
@@ -10098,6 +11462,10 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -10108,29 +11476,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %75 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:67: let q = softmax(reshape(query(proj_norm(proj(dx(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %76 = add f64[80] -> v1
@@ -10164,8 +11544,8 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -10192,29 +11572,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %80 = contract f64[80] -> v3
   // fwp_delta_cde_sepsis_code.ode:67: let q = softmax(reshape(query(proj_norm(proj(dx(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 320 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 320 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 320 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 320 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 640 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 640 + i1 + 80], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 640 + i1 + 160], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 640 + i1 + 240], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 640 + i1 + 320], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 640 + i1 + 400], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 640 + i1 + 480], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 640 + i1 + 560], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = reshape f64[16,5] -> v4
@@ -10302,29 +11694,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %86 = contract f64[80] -> v6
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 400], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 560], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %87 = add f64[80] -> v7
@@ -10399,8 +11803,8 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e196 = v7[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e196 * e196);
+        const T e268 = v7[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e268 * e268);
       }
     }
   }
@@ -10427,29 +11831,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %91 = contract f64[64] -> v9
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %92 = add f64[64] -> v10
@@ -10464,49 +11880,73 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %650 = contract f64[80] -> v11
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %652 = contract f64[64] -> v9
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %654 = mul f64[64] -> v12
@@ -10521,29 +11961,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %656 = contract f64[80] -> v13
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %658 = mul f64[80] -> v14
@@ -10597,29 +12049,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %836 = contract f64[80] -> v14
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 80], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 80 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 80 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 80 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 4], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 5], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 6], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 80 + 7], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %838 = contract f64[16,5,5] -> d.W
@@ -10717,32 +12181,48 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %840 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %843 = mul f64[16,5] -> v14
@@ -10763,29 +12243,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %845 = contract f64[80] -> v3
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 4 + i1 * 80], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 4 + i1 * 80 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 4 + i1 * 80 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 4 + i1 * 80 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 4], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 5], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 6], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 8 + i1 * 80 + 7], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %846 = mul f64[80] -> v14
@@ -10938,29 +12430,41 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %94 = contract f64[80] -> v0
   // fwp_delta_cde_sepsis_code.ode:68: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 25
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %649 = contract f64[1,80] -> d.out.weight
@@ -11070,33 +12574,65 @@ extern "C" void fwp_delta_cde_sepsis_code_output_vjp(const void* /*ctx*/, double
   }
   if (u_bar) {
     // %861 = contract f64[69] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v17[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v17[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v17[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v17[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v17[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v17[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v17[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v17[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 80; ++i0) {

@@ -334,35 +334,51 @@ extern "C" void fwp_delta_cde_sepsis_static_init_state(const void* /*ctx*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_sepsis_static.init: 21 nodes
   // %40 = contract f64[256] -> v0
   // fwp_delta_cde_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %42 = relu f64[256] -> v1
@@ -377,29 +393,41 @@ extern "C" void fwp_delta_cde_sepsis_static_init_state(const void* /*ctx*/, cons
   // %43 = contract f64[176] -> v0
   // fwp_delta_cde_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 44; ++i0) {
+  for (int64_t i0 = 0; i0 < 22; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %45 = reshape f64[16,11] -> v1
@@ -526,35 +554,51 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_sepsis_static.init.vjp: 50 nodes
   // %40 = contract f64[256] -> v0
   // fwp_delta_cde_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %41 = add f64[256] -> v1
@@ -578,29 +622,41 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
   // %43 = contract f64[176] -> v2
   // fwp_delta_cde_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 44; ++i0) {
+  for (int64_t i0 = 0; i0 < 22; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %45 = reshape f64[16,11] -> v3
@@ -789,32 +845,48 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
     }
   }
   // %401 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %419 = pad f64[16,11] -> v10
@@ -836,32 +908,48 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
     }
   }
   // %395 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v6[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v6[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v6[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v6[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %416 = pad f64[16,11] -> v11
@@ -887,29 +975,41 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
     }
   }
   // %423 = contract f64[256] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 176; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %424 = mul f64[256] -> v13
@@ -992,7 +1092,7 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
       u0_bar[140 * L + l] += acc2_v[l];
       u0_bar[141 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -1000,12 +1100,12 @@ fwp_delta_cde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* thet
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v13[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v13[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 138) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 142) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1044,6 +1144,10 @@ extern "C" void fwp_delta_cde_sepsis_static_field(const void* /*ctx*/, double /*
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_sepsis_static.field: 23 nodes
   // %13 = contract f64[16,5] -> v0
   // fwp_delta_cde_sepsis_static.ode:52: let k    = softmax(Wk @ dx(t))
@@ -1163,29 +1267,41 @@ extern "C" void fwp_delta_cde_sepsis_static_field(const void* /*ctx*/, double /*
   }
   // %7 = contract f64[16] -> v0
   // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v4
@@ -1355,6 +1471,10 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde_sepsis_static.field.vjp: 75 nodes
   // %13 = contract f64[16,5] -> v0
@@ -1562,29 +1682,41 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
   }
   // %7 = contract f64[16] -> v4
   // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1707,32 +1839,48 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
     }
   }
   // %107 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %112 = mul f64[16] -> v8
@@ -1745,33 +1893,65 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
   }
   // %114 = contract f64[69] -> v6
   // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[64 * L + l] = acc0_v[l];
+    v6[65 * L + l] = acc1_v[l];
+    v6[66 * L + l] = acc2_v[l];
+    v6[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1785,39 +1965,77 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
     v6[68 * L + l] = acc0_v[l];
   }
   // %187 = contract f64[69] -> v9
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v4[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v4[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v4[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v4[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v4[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v4[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v4[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v4[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v4[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v4[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v4[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v4[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[64 * L + l] = acc0_v[l];
+    v9[65 * L + l] = acc1_v[l];
+    v9[66 * L + l] = acc2_v[l];
+    v9[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1916,32 +2134,48 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
     }
   }
   // %191 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %233 = mul f64[16,5] -> v5
@@ -2082,39 +2316,77 @@ extern "C" void fwp_delta_cde_sepsis_static_field_vjp(const void* /*ctx*/, doubl
       }
     }
     // %246 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v5[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v5[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v5[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v5[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2196,6 +2468,10 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -2204,6 +2480,10 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -2329,29 +2609,41 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
   }
   // %7 = contract f64[16] -> v4
   // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -2532,39 +2824,77 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
     }
   }
   // %323 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[64 * L + l] = acc0_v[l];
+    v7[65 * L + l] = acc1_v[l];
+    v7[66 * L + l] = acc2_v[l];
+    v7[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2621,32 +2951,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
     }
   }
   // %278 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 5) * L + l], v8[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 40 + i1 + 15) * L + l], v8[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 25) * L + l], v8[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 40 + i1 + 35) * L + l], v8[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %280 = mul f64[16] -> v9
@@ -2659,33 +3005,65 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
   }
   // %282 = contract f64[69] -> v10
   // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[64 * L + l] = acc0_v[l];
+    v10[65 * L + l] = acc1_v[l];
+    v10[66 * L + l] = acc2_v[l];
+    v10[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2792,32 +3170,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
     }
   }
   // %330 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %348 = mul f64[16,5] -> v0
@@ -2921,8 +3315,8 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e457 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e457 * e457);
+          const T e625 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e625 * e625);
         }
       }
     }
@@ -2947,29 +3341,41 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
     }
     // %7 = contract f64[16] -> v4
     // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v5
@@ -3187,33 +3593,49 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
       }
     }
     // %107 = contract f64[16] -> v4
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 20 + i1) * L + l], v8_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 5) * L + l], v8_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v6_2[(i0 * 40 + i1) * L + l], v8_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 5) * L + l], v8_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %112 = mul f64[16] -> v3
@@ -3226,33 +3648,65 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
     }
     // %114 = contract f64[69] -> v7
     // fwp_delta_cde_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[64 * L + l] = acc0_v_2[l];
+      v7_2[65 * L + l] = acc1_v_2[l];
+      v7_2[66 * L + l] = acc2_v_2[l];
+      v7_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3326,39 +3780,81 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
       }
     }
     // %187 = contract f64[69] -> v3
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v10_2[(i1 * 5 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v10_2[(i1 * 5 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1],
                                    v10_2[(i1 * 5 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2],
                                    v10_2[(i1 * 5 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3],
                                    v10_2[(i1 * 5 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7],
+                                   v10_2[(i1 * 5 + i2) * L + l], acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 64], v10_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 65], v10_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 66], v10_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 67], v10_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[64 * L + l] = acc0_v_2[l];
+      v3_2[65 * L + l] = acc1_v_2[l];
+      v3_2[66 * L + l] = acc2_v_2[l];
+      v3_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3472,33 +3968,49 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
       }
     }
     // %191 = contract f64[16] -> v4
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v8_2[(i0 * 20 + i1) * L + l], v9_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 5) * L + l], v9_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v8_2[(i0 * 40 + i1) * L + l], v9_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 5) * L + l], v9_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v9_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %233 = mul f64[16,5] -> v6
@@ -3512,39 +4024,81 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_field(const void* /*ctx*/, d
       }
     }
     // %246 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v6_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v6_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v6_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v6_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v6_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v6_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 64], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 65], v6_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 66], v6_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 67], v6_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4123,32 +4677,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     }
   }
   // %853 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %854 = contract f64[16] -> v2
@@ -4186,32 +4756,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     }
   }
   // %877 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %924 = tanh f64[16,5] -> v7
@@ -4227,32 +4813,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     }
   }
   // %889 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v6[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v6[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v6[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v6[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %915 = contract f64[16] -> v2
@@ -4909,32 +5511,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %1092 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1324 = tanh f64[16,5] -> v20
@@ -4966,32 +5584,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %877 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1328 = tanh f64[16,5] -> v23
@@ -5007,32 +5641,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %889 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1332 = tanh f64[16,5] -> v11
@@ -5390,61 +6040,93 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %1358 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1363 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 5) * L + l], v20[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 15) * L + l], v20[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 25) * L + l], v20[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 35) * L + l], v20[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1599 = sub f64[16,5] -> v11
@@ -5459,32 +6141,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %1600 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1601 = mul f64[16] -> v20
@@ -5495,32 +6193,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %1375 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v16[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v16[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v16[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v16[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1378 = sub f64[16,5] -> v7
@@ -5906,32 +6620,48 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   // %1614 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1617 = mul f64[16,5] -> v8
@@ -6060,39 +6790,77 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
     // %1452 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v16[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v16[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v16[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v16[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -6189,39 +6957,77 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
     // %1631 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v8[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v8[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v8[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v8[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 214) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 215) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 216) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 215) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 216) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 218) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 219) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 220) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 221) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[278 * L + l] += acc0_v[l];
+      u_stages_bar[279 * L + l] += acc1_v[l];
+      u_stages_bar[280 * L + l] += acc2_v[l];
+      u_stages_bar[281 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -6318,39 +7124,77 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
     // %1476 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v7[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v7[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v7[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v7[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 504) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 505) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 506) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 504) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 505) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 506) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 508) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 509) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 510) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 511) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[568 * L + l] += acc0_v[l];
+      u_stages_bar[569 * L + l] += acc1_v[l];
+      u_stages_bar[570 * L + l] += acc2_v[l];
+      u_stages_bar[571 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7001,32 +7845,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %1092 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1324 = tanh f64[16,5] -> v18
@@ -7058,32 +7918,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %877 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1328 = tanh f64[16,5] -> v22
@@ -7099,32 +7975,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %889 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 5) * L + l], v21[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 15) * L + l], v21[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 25) * L + l], v21[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 35) * L + l], v21[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1332 = tanh f64[16,5] -> v15
@@ -7247,32 +8139,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2111 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1639 = contract f64[16,5] -> v13
@@ -7562,32 +8470,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2377 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2380 = add f64[16,5] -> v32
@@ -7602,32 +8526,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2381 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v32[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2382 = mul f64[16] -> v24
@@ -7694,32 +8634,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2393 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2394 = mul f64[16] -> v25
@@ -7823,39 +8779,77 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2409 = contract f64[69] -> v31
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v11[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v11[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v11[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v11[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v31[64 * L + l] = acc0_v[l];
+    v31[65 * L + l] = acc1_v[l];
+    v31[66 * L + l] = acc2_v[l];
+    v31[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8068,32 +9062,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2211 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2432 = contract f64[16,5] -> v13
@@ -8119,32 +9129,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2455 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2441 = sub f64[16,5] -> v18
@@ -8160,32 +9186,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2442 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2564 = contract f64[16,5] -> v12
@@ -8242,32 +9284,48 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2462 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2467 = sub f64[16,5] -> v17
@@ -8334,33 +9392,65 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     }
   }
   // %2408 = contract f64[69] -> v35
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v27[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v27[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v27[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[64 * L + l] = acc0_v[l];
+    v35[65 * L + l] = acc1_v[l];
+    v35[66 * L + l] = acc2_v[l];
+    v35[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8548,6 +9638,10 @@ extern "C" void fwp_delta_cde_sepsis_static_output(const void* /*ctx*/, double /
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_delta_cde_sepsis_static.final_outputs: 27 nodes
   // %65 = contract f64[16,5] -> v0
   // fwp_delta_cde_sepsis_static.ode:56: let q = softmax(Wq @ dx(T))
@@ -8705,29 +9799,41 @@ extern "C" void fwp_delta_cde_sepsis_static_output(const void* /*ctx*/, double /
   }
   // %72 = contract f64[64] -> v1
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %74 = relu f64[64] -> v3
@@ -8740,29 +9846,41 @@ extern "C" void fwp_delta_cde_sepsis_static_output(const void* /*ctx*/, double /
   }
   // %75 = contract f64[80] -> v1
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %78 = contract f64[1] -> v2
@@ -8844,6 +9962,10 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8997,48 +10119,72 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   }
   // %434 = contract f64[80] -> v4
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %436 = contract f64[64] -> v5
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %69 = layernorm f64[80] -> v6
@@ -9062,8 +10208,8 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e162 = v0[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e162 * e162);
+        const T e210 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e210 * e210);
       }
     }
   }
@@ -9088,29 +10234,41 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   }
   // %72 = contract f64[64] -> v8
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %73 = add f64[64] -> v9
@@ -9131,29 +10289,41 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   }
   // %440 = contract f64[80] -> v10
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %442 = mul f64[80] -> v11
@@ -9258,32 +10428,48 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
     }
   }
   // %530 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v1[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v1[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v1[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v1[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v1[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v1[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v1[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v1[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %533 = mul f64[16,5] -> v12
@@ -9361,29 +10547,41 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   }
   // %75 = contract f64[80] -> v1
   // fwp_delta_cde_sepsis_static.ode:57: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %433 = contract f64[1,80] -> d.out.weight
@@ -9445,39 +10643,77 @@ extern "C" void fwp_delta_cde_sepsis_static_output_vjp(const void* /*ctx*/, doub
   }
   if (u_bar) {
     // %535 = contract f64[69] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v12[(i1 * 5 + i2) * L + l],
+                std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69], v12[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 1], v12[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v12[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 2], v12[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v12[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 3], v12[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 4], v12[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 5], v12[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 6], v12[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 7], v12[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 64], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 65], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 66], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 67], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {

@@ -365,6 +365,10 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node.field: 21 nodes
@@ -416,45 +420,55 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   // %12 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -493,29 +507,41 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   }
   // %7 = contract f64[16] -> v0
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v2
@@ -538,45 +564,55 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   // %15 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -584,50 +620,63 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
   // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 10) * L + l] = acc0_v[l];
+      v5[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -699,6 +748,10 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -751,45 +804,55 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %12 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -828,29 +891,41 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -872,50 +947,63 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %74 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a_W[(i0 * 100 + i1) * L + l], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 10) * L + l], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 20) * L + l], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 30) * L + l], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 40) * L + l], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 50) * L + l], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 60) * L + l], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 70) * L + l], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -934,45 +1022,55 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %15 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -995,37 +1093,73 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %83 = contract f64[16,21] -> v8
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 4], v2[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 5], v2[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 6], v2[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 7], v2[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v8[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v8[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v8[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v8[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 16], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 17], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 18], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 19], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v8[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v8[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v8[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -1043,50 +1177,63 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
   // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 10) * L + l] = acc0_v[l];
+      v9[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1101,99 +1248,127 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %73 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10) * L + l], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 1) * L + l], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 2) * L + l], v10[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 3) * L + l], v10[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 4) * L + l], v10[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 5) * L + l], v10[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 6) * L + l], v10[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 7) * L + l], v10[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 10) * L + l] = acc0_v[l];
+      v7[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %138 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v6[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v6[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v6[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v6[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v6[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v6[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v6[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v6[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 10) * L + l] = acc0_v[l];
+      v9[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1208,32 +1383,48 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %165 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 80 + i1) * L + l], v3[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 80 + i1 + 10) * L + l], v3[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 80 + i1 + 20) * L + l], v3[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 80 + i1 + 30) * L + l], v3[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 80 + i1 + 40) * L + l], v3[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 80 + i1 + 50) * L + l], v3[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 80 + i1 + 60) * L + l], v3[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 80 + i1 + 70) * L + l], v3[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %214 = mul f64[16,10] -> v10
@@ -1248,37 +1439,73 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %215 = contract f64[16,21] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 4], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 5], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 6], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 7], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 16], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 17], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 18], v10[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 19], v10[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v11[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v11[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v11[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -1310,32 +1537,48 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %85 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 80 + i1) * L + l], v7[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 10) * L + l], v7[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 20) * L + l], v7[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 30) * L + l], v7[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 40) * L + l], v7[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 50) * L + l], v7[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 60) * L + l], v7[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 70) * L + l], v7[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %90 = mul f64[16] -> v3
@@ -1348,33 +1591,65 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %92 = contract f64[21] -> v7
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[16 * L + l] = acc0_v[l];
+    v7[17 * L + l] = acc1_v[l];
+    v7[18 * L + l] = acc2_v[l];
+    v7[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1608,12 +1883,12 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -1622,6 +1897,10 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   T acc_v_2[L] = {};
@@ -1678,45 +1957,55 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %12 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1755,29 +2044,41 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1800,45 +2101,55 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %15 = contract f64[16,10] -> v6
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1854,50 +2165,63 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
   // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1924,50 +2248,63 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %258 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a_W[(i0 * 100 + i1) * L + l], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 10) * L + l], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 20) * L + l], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 30) * L + l], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 40) * L + l], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 50) * L + l], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 60) * L + l], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 + 70) * L + l], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1985,99 +2322,127 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %257 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10) * L + l], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 1) * L + l], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 2) * L + l], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 3) * L + l], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 4) * L + l], v8[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 5) * L + l], v8[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 6) * L + l], v8[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 100 + i1 * 10 + 7) * L + l], v8[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %297 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v6[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v6[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v6[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v6[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v6[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v6[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v6[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v6[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 10) * L + l] = acc0_v[l];
+      v8[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -2148,37 +2513,73 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %337 = contract f64[16,21] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 4], v2[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 5], v2[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 6], v2[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 7], v2[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 16], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 17], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 18], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 19], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v11[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v11[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v11[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -2203,37 +2604,73 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %264 = contract f64[16,21] -> v12
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 1], v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 2], v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 3], v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 4], v3[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 5], v3[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 6], v3[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 7], v3[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 16], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 17], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 18], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 19], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v12[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v12[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v12[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -2274,33 +2711,65 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %270 = contract f64[21] -> v8
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[16 * L + l] = acc0_v[l];
+    v8[17 * L + l] = acc1_v[l];
+    v8[18 * L + l] = acc2_v[l];
+    v8[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2408,8 +2877,8 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e473 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e473 * e473);
+          const T e785 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e785 * e785);
         }
       }
     }
@@ -2435,45 +2904,56 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // %12 = contract f64[16,10] -> v2
     // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 210 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 21], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 42], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 63], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 84], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 105], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 126], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 210 + i1 + 147], v1_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 21; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2513,29 +2993,41 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     // %7 = contract f64[16] -> v2
     // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 21; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 84 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 168 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v5
@@ -2557,95 +3049,120 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     // %74 = contract f64[16,10] -> v6
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 100 + i1) * L + l], v2_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 10) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 20) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 30) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 40) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 50) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 60) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + 70) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                    v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
     // %15 = contract f64[16,10] -> v2
     // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 210 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 21], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 42], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 63], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 84], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 105], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 126], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 210 + i1 + 147], v1_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 21; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2668,37 +3185,77 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // %83 = contract f64[16,21] -> v8
     // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v2_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21], v2_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 1],
                                    v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 2],
                                    v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 3],
                                    v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 4],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 5],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 6],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 7],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 21 + i1 * 4) * L + l] = acc0_v_2[l];
-          v8_2[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v8_2[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v8_2[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8) * L + l] = acc0_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v8_2[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 210 + i1 * 21 + 16], v2_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 210 + i1 * 21 + 17], v2_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 210 + i1 * 21 + 18], v2_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 210 + i1 * 21 + 19], v2_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[(i0 * 21 + 16) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 21 + 17) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 21 + 18) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 21 + 19) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -2717,50 +3274,64 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
     // pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 100 + i1) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                    v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2775,99 +3346,127 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     // %73 = contract f64[16,10] -> v2
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10) * L + l], v9_2[(i0 * 10 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 1) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 2) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 3) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 4) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 5) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 6) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + 7) * L + l],
+                                 v9_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                    v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
     // %138 = contract f64[16,10] -> v7
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 * 10) * L + l], v6_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v6_2[(i0 * 10 + i1) * L + l],
+                                 acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                    v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2882,33 +3481,49 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %165 = contract f64[16] -> v1
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 40 + i1) * L + l], v3_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v6_2[(i0 * 80 + i1) * L + l], v3_2[(i0 * 80 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 10) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 20) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 30) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 30) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 40) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 40) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 50) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 50) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 60) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 60) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 80 + i1 + 70) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 70) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %214 = mul f64[16,10] -> v7
@@ -2923,37 +3538,77 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     // %215 = contract f64[16,21] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v7_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21], v7_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 1],
                                    v7_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 2],
                                    v7_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 3],
                                    v7_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 4],
+                                   v7_2[(i0 * 10 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 5],
+                                   v7_2[(i0 * 10 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 6],
+                                   v7_2[(i0 * 10 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 7],
+                                   v7_2[(i0 * 10 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 21 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8) * L + l] = acc0_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 210 + i1 * 21 + 16], v7_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 210 + i1 * 21 + 17], v7_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 210 + i1 * 21 + 18], v7_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 210 + i1 * 21 + 19], v7_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10_2[(i0 * 21 + 16) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 21 + 17) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 21 + 18) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 21 + 19) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -2986,33 +3641,49 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %85 = contract f64[16] -> v6
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v3_2[(i0 * 80 + i1) * L + l], v2_2[(i0 * 80 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 10) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 20) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 30) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 30) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 40) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 40) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 50) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 50) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 60) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 60) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v3_2[(i0 * 80 + i1 + 70) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 70) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %90 = mul f64[16] -> v2
@@ -3025,33 +3696,65 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     // %92 = contract f64[21] -> v3
     // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 16], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 21 + 17], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 21 + 18], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 21 + 19], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[16 * L + l] = acc0_v_2[l];
+      v3_2[17 * L + l] = acc1_v_2[l];
+      v3_2[18 * L + l] = acc2_v_2[l];
+      v3_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3450,7 +4153,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3460,16 +4163,16 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3533,7 +4236,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3543,16 +4246,16 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3621,32 +4324,48 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %853 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 80 + i1) * L + l], v7[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 10) * L + l], v7[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 20) * L + l], v7[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 30) * L + l], v7[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 40) * L + l], v7[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 50) * L + l], v7[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 60) * L + l], v7[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 70) * L + l], v7[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %854 = contract f64[16] -> v1
@@ -3762,7 +4481,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3772,19 +4491,19 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4281,7 +5000,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4291,16 +5010,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4580,7 +5299,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4590,19 +5309,19 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v21[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v21[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4653,32 +5372,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     __builtin_prefetch(&z0[(p29 * 2 + 1188) * L]);
   }
   // %1125 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   for (int64_t p30 = 0; p30 < 20; ++p30) {
@@ -4769,7 +5504,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4779,16 +5514,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v25[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v25[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4903,7 +5638,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4913,19 +5648,19 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v28[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v29[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v25[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v29[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -5036,7 +5771,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5046,49 +5781,65 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v29[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v32[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v32[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
   // %1368 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 80 + i1) * L + l], v31[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 10) * L + l], v31[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 20) * L + l], v31[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 30) * L + l], v31[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 40) * L + l], v31[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 50) * L + l], v31[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 60) * L + l], v31[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 70) * L + l], v31[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1610 = add f64[16,10] -> v19
@@ -5163,7 +5914,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v34[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5173,19 +5924,19 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v30[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v33[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v34[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v33[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v34[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -5263,32 +6014,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1387 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 80 + i1) * L + l], v10[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 10) * L + l], v10[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 20) * L + l], v10[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 30) * L + l], v10[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 40) * L + l], v10[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 50) * L + l], v10[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 60) * L + l], v10[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 70) * L + l], v10[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1613 = sub f64[16,10] -> v10
@@ -5304,32 +6071,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1614 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1615 = mul f64[16] -> v15
@@ -5347,32 +6130,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1399 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v30[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 80 + i1) * L + l], v30[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v30[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 80 + i1 + 10) * L + l], v30[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v30[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 80 + i1 + 20) * L + l], v30[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v30[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 80 + i1 + 30) * L + l], v30[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 80 + i1 + 40) * L + l], v30[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 80 + i1 + 50) * L + l], v30[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 80 + i1 + 60) * L + l], v30[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 80 + i1 + 70) * L + l], v30[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1621 = add f64[16,10] -> v19
@@ -5389,32 +6188,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1622 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1625 = mul f64[16,10] -> v10
@@ -5439,32 +6254,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1424 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1425 = mul f64[16] -> v7
@@ -5650,32 +6481,48 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1430 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 80 + i1) * L + l], v22[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 10) * L + l], v22[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 20) * L + l], v22[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 30) * L + l], v22[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 40) * L + l], v22[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 50) * L + l], v22[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 60) * L + l], v22[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 70) * L + l], v22[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1433 = mul f64[16,10] -> v11
@@ -6502,7 +7349,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6512,16 +7359,16 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v5[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6619,7 +7466,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6629,16 +7476,16 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2 + 168], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6808,7 +7655,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6818,19 +7665,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v19[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6842,32 +7689,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1125 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1359 = sub f64[16,10] -> v12
@@ -7072,7 +7935,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -7082,19 +7945,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v27[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -7128,32 +7991,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2121 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2233 = add f64[16,10] -> v10
@@ -7256,7 +8135,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v30[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -7266,49 +8145,65 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v27[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v30[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v27[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v30[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
   // %2385 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 80 + i1) * L + l], v12[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 10) * L + l], v12[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 20) * L + l], v12[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 30) * L + l], v12[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 40) * L + l], v12[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 50) * L + l], v12[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 60) * L + l], v12[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 70) * L + l], v12[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2389 = add f64[16,10] -> v31
@@ -7323,32 +8218,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2401 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2402 = mul f64[16] -> v24
@@ -7373,32 +8284,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2159 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 80 + i1) * L + l], v21[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 80 + i1 + 10) * L + l], v21[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 80 + i1 + 20) * L + l], v21[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 80 + i1 + 30) * L + l], v21[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 80 + i1 + 40) * L + l], v21[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 80 + i1 + 50) * L + l], v21[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 80 + i1 + 60) * L + l], v21[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 80 + i1 + 70) * L + l], v21[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2162 = contract f64[16,10] -> v21
@@ -7466,7 +8393,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -7476,19 +8403,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v28[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc2_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v32[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v33[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v32[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -7505,32 +8432,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2418 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 80 + i1) * L + l], v28[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 10) * L + l], v28[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 20) * L + l], v28[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 80 + i1 + 30) * L + l], v28[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 40) * L + l], v28[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 50) * L + l], v28[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 60) * L + l], v28[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 80 + i1 + 70) * L + l], v28[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2421 = add f64[16,10] -> v11
@@ -7545,32 +8488,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2422 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2423 = mul f64[16] -> v21
@@ -7581,32 +8540,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2426 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 80 + i1) * L + l], v29[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 10) * L + l], v29[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 20) * L + l], v29[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 30) * L + l], v29[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 40) * L + l], v29[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 50) * L + l], v29[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 60) * L + l], v29[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 70) * L + l], v29[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2430 = sub f64[16,10] -> v12
@@ -7797,32 +8772,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2186 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2409 = mul f64[16,10] -> v20
@@ -7973,32 +8964,48 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1657 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v30[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v30[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v30[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v30[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1658 = mul f64[16] -> v8
@@ -8102,80 +9109,110 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2445 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 80 + i1) * L + l], v19[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 10) * L + l], v19[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 20) * L + l], v19[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 30) * L + l], v19[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 40) * L + l], v19[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 50) * L + l], v19[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 60) * L + l], v19[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 70) * L + l], v19[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2444 = contract f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10) * L + l], v19[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 1) * L + l], v19[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 2) * L + l], v19[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 3) * L + l], v19[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 4) * L + l], v19[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 5) * L + l], v19[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 6) * L + l], v19[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 100 + i1 * 10 + 7) * L + l], v19[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 10) * L + l] = acc0_v[l];
+      v28[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8191,80 +9228,110 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   }
   // %2241 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2453 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 * 10) * L + l], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 1) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 2) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 3) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 4) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 5) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 6) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 7) * L + l], v10[(i0 * 10 + i1) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 10) * L + l] = acc0_v[l];
+      v18[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2453 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 80 + i1) * L + l], v25[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 10) * L + l], v25[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 20) * L + l], v25[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 30) * L + l], v25[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 40) * L + l], v25[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 50) * L + l], v25[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 60) * L + l], v25[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 80 + i1 + 70) * L + l], v25[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2457 = sub f64[16,10] -> v25
@@ -8335,37 +9402,73 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   }
   // %2462 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 4], v18[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 5], v18[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 6], v18[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 8 + i2 * 21 + 7], v18[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v35[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v35[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v35[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v35[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 16], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 17], v18[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 18], v18[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 19], v18[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v35[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v35[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v35[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -8388,37 +9491,73 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   }
   // %2464 = contract f64[16,21] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 4], v13[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 5], v13[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 6], v13[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 8 + i2 * 21 + 7], v13[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v36[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v36[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v36[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v36[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v36[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v36[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v36[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v36[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 16], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 17], v13[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 18], v13[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 19], v13[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v36[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v36[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v36[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -8457,33 +9596,65 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2451 = contract f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[16 * L + l] = acc0_v[l];
+    v17[17 * L + l] = acc1_v[l];
+    v17[18 * L + l] = acc2_v[l];
+    v17[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8666,6 +9837,10 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node.final_outputs: 32 nodes
@@ -8717,45 +9892,55 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   // %45 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8795,50 +9980,63 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   // %47 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8863,8 +10061,8 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e123 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e123 * e123);
+        const T e171 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e171 * e171);
       }
     }
   }
@@ -8889,29 +10087,41 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   }
   // %52 = contract f64[80] -> v3
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = relu f64[80] -> v4
@@ -8924,29 +10134,41 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   }
   // %55 = contract f64[160] -> v3
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 400], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 560], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = add f64[160] -> v4
@@ -8959,45 +10181,55 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   }
   // %58 = contract f64[10] -> v0
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 160], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 320], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 480], v4[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 + 640], v4[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 + 800], v4[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 + 960], v4[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 + 1120], v4[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
+  }
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 160 + i1 + 1280], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 8; i0 < 10; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 160; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 160 + i1], v4[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
+      v0[(i0 + 8) * L + l] = acc0_v[l];
     }
   }
   // %59 = add f64[10] -> logits
@@ -9070,6 +10302,10 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -9122,45 +10358,55 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   // %45 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 210 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 210 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 210 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 210 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 210 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 210 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 210 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 210 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + i2 + 168], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9200,50 +10446,63 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   // %47 = contract f64[16,10] -> v2
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9268,8 +10527,8 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e123 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e123 * e123);
+        const T e171 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e171 * e171);
       }
     }
   }
@@ -9294,29 +10553,41 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   // %52 = contract f64[80] -> v7
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = add f64[80] -> v8
@@ -9329,36 +10600,6 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   // %358 = contract f64[160] -> v9
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %360 = contract f64[80] -> v7
-  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9366,22 +10607,80 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 160; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %360 = contract f64[80] -> v7
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 160; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 80 + 7], v9[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %362 = mul f64[80] -> v10
@@ -9394,29 +10693,41 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   // %364 = contract f64[160] -> v11
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %365 = mul f64[160] -> v12
@@ -9520,80 +10831,110 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   // %507 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %508 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v15[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v15[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v15[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v15[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v15[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v15[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v15[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 10) * L + l] = acc0_v[l];
+      v12[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %508 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 80 + i1) * L + l], v3[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 10) * L + l], v3[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 20) * L + l], v3[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 30) * L + l], v3[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 40) * L + l], v3[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 50) * L + l], v3[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 60) * L + l], v3[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 70) * L + l], v3[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %511 = mul f64[16,10] -> v15
@@ -9607,39 +10948,77 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %512 = contract f64[21] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 210 + i2 * 21], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 210 + i2 * 21 + 1], v15[(i1 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 1], v15[(i1 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 210 + i2 * 21 + 2], v15[(i1 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 2], v15[(i1 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 210 + i2 * 21 + 3], v15[(i1 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 3], v15[(i1 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 4], v15[(i1 * 10 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 5], v15[(i1 * 10 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 6], v15[(i1 * 10 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 210 + i2 * 21 + 7], v15[(i1 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + 16], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + 17], v15[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + 18], v15[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 210 + i1 * 21 + 19], v15[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[16 * L + l] = acc0_v[l];
+    v7[17 * L + l] = acc1_v[l];
+    v7[18 * L + l] = acc2_v[l];
+    v7[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -9730,29 +11109,41 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   // %55 = contract f64[160] -> v5
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 400], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 640 + i1 + 560], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = add f64[160] -> v3

@@ -366,6 +366,10 @@ extern "C" void fwp_delta_node_sepsis_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis.field: 21 nodes
@@ -417,59 +421,79 @@ extern "C" void fwp_delta_node_sepsis_field(const void* /*ctx*/, double /*t*/, c
   // %15 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = contract f64[16,8] -> v3
   // fwp_delta_node_sepsis.ode:43: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -509,61 +533,79 @@ extern "C" void fwp_delta_node_sepsis_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_node_sepsis.ode:45: beta * outer(v - W @ k, k)                             # Eq. 21 /
   // 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7 = contract f64[16] -> v0
-  // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %7 = contract f64[16] -> v0
+  // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v1
@@ -647,6 +689,10 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -699,30 +745,40 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   // %12 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:43: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v3
@@ -760,61 +816,85 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %75 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7 = contract f64[16] -> v5
-  // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %7 = contract f64[16] -> v5
+  // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v6
@@ -849,30 +929,40 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   // %15 = contract f64[16,8] -> v8
   // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = tanh f64[16,8] -> v9
@@ -887,34 +977,40 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   // fwp_delta_node_sepsis.ode:45: beta * outer(v - W @ k, k)                             # Eq. 21 /
   // 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = sub f64[16,8] -> v10
@@ -937,66 +1033,92 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %76 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v8[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v8[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v8[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v8[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %140 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v7[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v7[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v7[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v7[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %142 = sub f64[16,8] -> v12
@@ -1007,32 +1129,48 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %171 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %218 = mul f64[16,8] -> v8
@@ -1047,37 +1185,73 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %219 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v8[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v13[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v13[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v13[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v13[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v13[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v13[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v13[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1102,37 +1276,73 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   // %101 = contract f64[16,69] -> v14
   // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v3[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v3[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v3[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v3[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v14[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v14[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v14[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v14[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v14[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v14[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v14[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1164,32 +1374,48 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %78 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = mul f64[16] -> v2
@@ -1202,33 +1428,65 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %84 = contract f64[69] -> v9
   // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[64 * L + l] = acc0_v[l];
+    v9[65 * L + l] = acc1_v[l];
+    v9[66 * L + l] = acc2_v[l];
+    v9[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1467,6 +1725,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -1478,6 +1740,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -1533,30 +1799,40 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   // %15 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = tanh f64[16,8] -> v3
@@ -1570,30 +1846,40 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   // %12 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:43: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -1633,34 +1919,40 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   // fwp_delta_node_sepsis.ode:45: beta * outer(v - W @ k, k)                             # Eq. 21 /
   // 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = sub f64[16,8] -> v6
@@ -1674,29 +1966,41 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v7
@@ -1730,34 +2034,46 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   }
   // %258 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %260 = contract f64[16,8] -> v9
@@ -1782,32 +2098,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
   }
   // %261 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v8[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v8[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v8[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v8[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v8[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v8[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v8[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v8[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %262 = mul f64[16] -> v6
@@ -1820,33 +2152,65 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   }
   // %264 = contract f64[69] -> v8
   // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[64 * L + l] = acc0_v[l];
+    v8[65 * L + l] = acc1_v[l];
+    v8[66 * L + l] = acc2_v[l];
+    v8[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1870,37 +2234,73 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   // %278 = contract f64[16,69] -> v12
   // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v11[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v11[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v11[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v11[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v12[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v12[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v12[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1916,66 +2316,92 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   }
   // %259 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %298 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v9[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v9[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v9[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v9[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %300 = sub f64[16,8] -> v9
@@ -1986,32 +2412,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
   }
   // %317 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v4[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %334 = mul f64[16,8] -> v2
@@ -2026,37 +2468,73 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
   }
   // %335 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v2[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v2[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v2[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v2[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v13[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v13[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v13[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v13[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v13[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v13[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v13[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2220,8 +2698,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e460 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e460 * e460);
+          const T e820 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e820 * e820);
         }
       }
     }
@@ -2247,33 +2725,40 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     // %15 = contract f64[16,8] -> v4
     // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wv[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 69; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %16 = tanh f64[16,8] -> v5
@@ -2287,33 +2772,40 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     // %12 = contract f64[16,8] -> v4
     // fwp_delta_node_sepsis.ode:43: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 69; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %13 = softmax f64[16,8] -> v6
@@ -2354,34 +2846,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     // fwp_delta_node_sepsis.ode:45: beta * outer(v - W @ k, k)                             # Eq. 21
     // / 32 pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v6_2[(i0 * 8 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %19 = sub f64[16,8] -> v8
@@ -2395,29 +2901,41 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     // %7 = contract f64[16] -> v4
     // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v3
@@ -2439,66 +2957,94 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     // %76 = contract f64[16,8] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %75 = contract f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %77 = contract f64[16,8] -> v10
@@ -2512,34 +3058,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     // %140 = contract f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8) * L + l], v10_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %142 = sub f64[16,8] -> v12
@@ -2550,33 +3110,49 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
       }
     }
     // %171 = contract f64[16] -> v9
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v12_2[(i0 * 32 + i1) * L + l], v6_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v12_2[(i0 * 64 + i1) * L + l], v6_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %218 = mul f64[16,8] -> v11
@@ -2591,37 +3167,77 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     // %219 = contract f64[16,69] -> v13
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11_2[(i0 * 8 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v11_2[(i0 * 8 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1],
+            acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1],
                                    v11_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2],
+            acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2],
                                    v11_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3],
+            acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3],
                                    v11_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13_2[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 64], v11_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 65], v11_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 66], v11_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 67], v11_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13_2[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v13_2[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v13_2[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v13_2[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2647,37 +3263,77 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     // %101 = contract f64[16,69] -> v14
     // fwp_delta_node_sepsis.ode:44: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v6_2[(i0 * 8 + i2) * L + l],
+                std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v6_2[(i0 * 8 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v6_2[(i0 * 8 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v6_2[(i0 * 8 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v6_2[(i0 * 8 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v6_2[(i0 * 8 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v14[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 64], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 65], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 66], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 67], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v14[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v14[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v14[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2710,33 +3366,49 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
       }
     }
     // %78 = contract f64[16] -> v6
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 32 + i1) * L + l], v8_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 8) * L + l], v8_2[(i0 * 32 + i1 + 8) * L + l],
+              std::fma(v4_2[(i0 * 64 + i1) * L + l], v8_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 8) * L + l], v8_2[(i0 * 64 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %82 = mul f64[16] -> v4
@@ -2749,33 +3421,65 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     // %84 = contract f64[69] -> v3
     // fwp_delta_node_sepsis.ode:42: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v4_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[64 * L + l] = acc0_v_2[l];
+      v3_2[65 * L + l] = acc1_v_2[l];
+      v3_2[66 * L + l] = acc2_v_2[l];
+      v3_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4454,32 +5158,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1419 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 64 + i1) * L + l], v21[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 8) * L + l], v21[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 16) * L + l], v21[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 24) * L + l], v21[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 32) * L + l], v21[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 40) * L + l], v21[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 48) * L + l], v21[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 56) * L + l], v21[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1386 = contract f64[16,8] -> v21
@@ -4504,32 +5224,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1418 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1421 = mul f64[16] -> v18
@@ -4557,32 +5293,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1388 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v20[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v20[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v20[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v20[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v20[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v20[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v20[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v20[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1390 = contract f64[16,8] -> v21
@@ -4595,32 +5347,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1397 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1383 = add f64[16,8] -> v31
@@ -4697,32 +5465,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1406 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v14[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1384 = mul f64[16,8] -> v14
@@ -4733,32 +5517,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1438 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 64 + i1) * L + l], v22[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 8) * L + l], v22[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 16) * L + l], v22[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 24) * L + l], v22[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 32) * L + l], v22[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 40) * L + l], v22[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 48) * L + l], v22[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 56) * L + l], v22[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1439 = mul f64[16] -> v22
@@ -4794,32 +5594,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1461 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v24[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v24[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v24[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v24[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v24[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v24[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v24[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v24[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1462 = mul f64[16] -> v17
@@ -5084,32 +5900,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1640 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1643 = mul f64[16,8] -> v20
@@ -5135,32 +5967,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1431 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1434 = mul f64[16,8] -> v21
@@ -5185,32 +6033,48 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %1452 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1455 = mul f64[16,8] -> v10
@@ -6718,32 +7582,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2406 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v33[(i0 * 64 + i1) * L + l], v17[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 8) * L + l], v17[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 16) * L + l], v17[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 24) * L + l], v17[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 32) * L + l], v17[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 40) * L + l], v17[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 48) * L + l], v17[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 56) * L + l], v17[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2607 = contract f64[16] -> v22
@@ -6845,32 +7725,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2420 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 64 + i1) * L + l], v23[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 8) * L + l], v23[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 16) * L + l], v23[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 24) * L + l], v23[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 32) * L + l], v23[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 40) * L + l], v23[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 48) * L + l], v23[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 56) * L + l], v23[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %717 = mul f64[16] -> v21
@@ -6902,32 +7798,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2193 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v7[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v7[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v7[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v7[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v7[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v7[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v7[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v7[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2428 = mul f64[16,8] -> v24
@@ -6941,32 +7853,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %1669 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v28[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v28[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v28[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v28[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v28[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v28[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v28[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v28[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1670 = mul f64[16] -> v22
@@ -6977,32 +7905,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2436 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 64 + i1) * L + l], v25[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 8) * L + l], v25[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 16) * L + l], v25[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 24) * L + l], v25[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 32) * L + l], v25[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 40) * L + l], v25[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 48) * L + l], v25[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 56) * L + l], v25[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2437 = mul f64[16] -> v16
@@ -7465,32 +8409,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2461 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v36[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2462 = mul f64[16] -> v15
@@ -7501,33 +8461,65 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2463 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v15[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v15[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[64 * L + l] = acc0_v[l];
+    v7[65 * L + l] = acc1_v[l];
+    v7[66 * L + l] = acc2_v[l];
+    v7[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7542,63 +8534,92 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   }
   // %2466 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2467 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v27[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v27[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v27[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v27[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v27[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v27[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %2467 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v29[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v29[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v29[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v29[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v29[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v29[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v29[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v29[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2639 = contract f64[16] -> v19
@@ -7610,34 +8631,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   }
   // %2474 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8) * L + l], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 1) * L + l], v30[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 2) * L + l], v30[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 3) * L + l], v30[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 4) * L + l], v30[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 5) * L + l], v30[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 6) * L + l], v30[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 7) * L + l], v30[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2642 = sub f64[16,8] -> v27
@@ -7652,32 +8687,48 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %2643 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v12[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2646 = mul f64[16,8] -> v10
@@ -7692,37 +8743,73 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   }
   // %2647 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v41[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v41[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v41[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v41[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v41[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v41[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v41[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v41[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v41[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -7745,37 +8832,73 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   }
   // %2465 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v11[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v11[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v11[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v11[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v42[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v42[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v42[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v42[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v42[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v42[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v42[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v42[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v42[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v42[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -7973,6 +9096,10 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis.final_outputs: 32 nodes
@@ -8024,30 +9151,40 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
   // %47 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:48: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %48 = softmax f64[16,8] -> v3
@@ -8086,34 +9223,40 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
   // %49 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = layernorm f64[128] -> v3
@@ -8137,8 +9280,8 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e111 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e111 * e111);
+        const T e159 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -8163,29 +9306,41 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
   }
   // %54 = contract f64[64] -> v0
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = relu f64[64] -> v1
@@ -8198,29 +9353,41 @@ extern "C" void fwp_delta_node_sepsis_output(const void* /*ctx*/, double /*t*/, 
   }
   // %57 = contract f64[128] -> v3
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %60 = contract f64[1] -> v0
@@ -8308,6 +9475,10 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -8360,30 +9531,40 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   // %47 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:48: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %48 = softmax f64[16,8] -> v3
@@ -8422,34 +9603,40 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   // %49 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %363 = reduce_sum f64[] -> v4
@@ -8511,8 +9698,8 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e133 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e133 * e133);
+        const T e181 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e181 * e181);
       }
     }
   }
@@ -8537,29 +9724,41 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   // %54 = contract f64[64] -> v8
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = add f64[64] -> v9
@@ -8572,25 +9771,6 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   // %354 = contract f64[128] -> v10
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %356 = contract f64[64] -> v8
-  // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8598,22 +9778,65 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %356 = contract f64[64] -> v8
+  // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %358 = mul f64[64] -> v11
@@ -8626,29 +9849,41 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   // %360 = contract f64[128] -> v12
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %362 = mul f64[128] -> v13
@@ -8713,63 +9948,92 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   // %501 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %502 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %502 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %505 = mul f64[16,8] -> v14
@@ -8783,39 +10047,77 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %506 = contract f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69], v14[(i1 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69], v14[(i1 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 1], v14[(i1 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 1], v14[(i1 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 2], v14[(i1 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 2], v14[(i1 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 3], v14[(i1 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 3], v14[(i1 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 4], v14[(i1 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 5], v14[(i1 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 6], v14[(i1 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 7], v14[(i1 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 64], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 65], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 66], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 67], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[64 * L + l] = acc0_v[l];
+    v3[65 * L + l] = acc1_v[l];
+    v3[66 * L + l] = acc2_v[l];
+    v3[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8906,29 +10208,41 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   // %57 = contract f64[128] -> v6
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %353 = contract f64[1,128] -> d.out.weight

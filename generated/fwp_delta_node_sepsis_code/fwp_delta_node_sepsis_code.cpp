@@ -334,35 +334,51 @@ extern "C" void fwp_delta_node_sepsis_code_init_state(const void* /*ctx*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_code.init: 21 nodes
   // %46 = contract f64[256] -> v0
   // fwp_delta_node_sepsis_code.ode:52: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %48 = relu f64[256] -> v1
@@ -377,29 +393,41 @@ extern "C" void fwp_delta_node_sepsis_code_init_state(const void* /*ctx*/, const
   // %49 = contract f64[272] -> v2
   // fwp_delta_node_sepsis_code.ode:52: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = reshape f64[16,17] -> v3
@@ -525,35 +553,51 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_code.init.vjp: 50 nodes
   // %46 = contract f64[256] -> v0
   // fwp_delta_node_sepsis_code.ode:52: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %47 = add f64[256] -> v1
@@ -577,29 +621,41 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
   // %49 = contract f64[272] -> v2
   // fwp_delta_node_sepsis_code.ode:52: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = reshape f64[16,17] -> v3
@@ -647,34 +703,48 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
   // %566 = contract f64[16,8] -> v5
   // fwp_delta_node_sepsis_code.ode:55: outer(v0, k0)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = sigmoid f64[16,1] -> v6
@@ -737,63 +807,93 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
   // %567 = contract f64[16,8] -> v9
   // fwp_delta_node_sepsis_code.ode:55: outer(v0, k0)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %607 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v2[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v2[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v2[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v2[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 * 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 1) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 2) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 3) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 4) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 5) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 6) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 7) * L + l], v8[(i0 * 8 + i1) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %607 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v2[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %624 = pad f64[16,17] -> v10
@@ -815,32 +915,48 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
     }
   }
   // %614 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 64 + i1) * L + l], v7[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 8) * L + l], v7[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 16) * L + l], v7[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 24) * L + l], v7[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 32) * L + l], v7[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 40) * L + l], v7[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 48) * L + l], v7[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 56) * L + l], v7[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %627 = pad f64[16,17] -> v2
@@ -866,29 +982,41 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
     }
   }
   // %631 = contract f64[256] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %632 = mul f64[256] -> v3
@@ -971,7 +1099,7 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
       u0_bar[71 * L + l] += acc2_v[l];
       u0_bar[72 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -979,12 +1107,12 @@ extern "C" void fwp_delta_node_sepsis_code_init_state_vjp(const void* /*ctx*/,
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v3[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v3[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 69) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 73) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1016,6 +1144,10 @@ extern "C" void fwp_delta_node_sepsis_code_field(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1025,29 +1157,41 @@ extern "C" void fwp_delta_node_sepsis_code_field(const void* /*ctx*/, double /*t
   // %2 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[128] -> v1
@@ -1081,8 +1225,8 @@ extern "C" void fwp_delta_node_sepsis_code_field(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1109,29 +1253,41 @@ extern "C" void fwp_delta_node_sepsis_code_field(const void* /*ctx*/, double /*t
   // %11 = contract f64[272] -> v2
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,17] -> v3
@@ -1198,34 +1354,40 @@ extern "C" void fwp_delta_node_sepsis_code_field(const void* /*ctx*/, double /*t
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v0[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v0[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v0[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v0[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v0[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v0[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v0[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v0[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v0[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = mul f64[16,8] -> v4
@@ -1302,6 +1464,10 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1312,29 +1478,41 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   // %2 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[128] -> v1
@@ -1368,8 +1546,8 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1396,29 +1574,41 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   // %11 = contract f64[272] -> v3
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,17] -> v4
@@ -1468,34 +1658,46 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = sigmoid f64[16,1] -> v7
@@ -1585,34 +1787,40 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = sub f64[16,8] -> v10
@@ -1625,32 +1833,48 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
     }
   }
   // %228 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %288 = pad f64[16,17] -> v11
@@ -1709,66 +1933,92 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v1[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v1[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v1[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v1[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v1[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v1[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v1[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v1[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v1[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v1[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v1[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v1[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %178 = contract f64[16,8] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v8[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v8[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v8[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v8[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %180 = sub f64[16,8] -> v8
@@ -1779,32 +2029,48 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
     }
   }
   // %216 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %284 = pad f64[16,17] -> v12
@@ -1833,29 +2099,41 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
     }
   }
   // %291 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %292 = mul f64[128] -> v6
@@ -1975,33 +2253,65 @@ extern "C" void fwp_delta_node_sepsis_code_field_vjp(const void* /*ctx*/, double
   }
   if (u_bar) {
     // %306 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v8[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v8[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v8[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v8[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v8[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v8[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v8[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v8[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -2079,6 +2389,10 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2089,6 +2403,10 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -2103,29 +2421,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   // %2 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[128] -> v1
@@ -2159,8 +2489,8 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e39 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e39 * e39);
+        const T e63 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e63 * e63);
       }
     }
   }
@@ -2187,29 +2517,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   // %11 = contract f64[272] -> v3
   // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
   // d_head + 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[16,17] -> v4
@@ -2278,34 +2620,40 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = sub f64[16,8] -> v8
@@ -2346,34 +2694,46 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %349 = mul f64[16,8] -> v10
@@ -2400,32 +2760,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %443 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v8[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v8[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v8[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v8[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v8[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v8[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v8[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v8[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %500 = pad f64[16,17] -> v12
@@ -2447,66 +2823,92 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
   // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
   // Eqs. 21 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %405 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v10[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v10[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v10[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v10[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %407 = sub f64[16,8] -> v3
@@ -2517,32 +2919,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %449 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v6[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %503 = pad f64[16,17] -> v4
@@ -2597,29 +3015,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %507 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 4], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 5], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 6], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 7], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %508 = mul f64[128] -> v6
@@ -2784,29 +3214,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     // %2 = contract f64[128] -> v0
     // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
     // d_head + 1])
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %4 = add f64[128] -> v1
@@ -2881,8 +3323,8 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e451 = v1_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e451 * e451);
+          const T e691 = v1_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e691 * e691);
         }
       }
     }
@@ -2909,29 +3351,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     // %11 = contract f64[272] -> v4
     // fwp_delta_node_sepsis_code.ode:59: let kvb  = reshape(kvb(proj_norm(proj(x(t)))), [heads, 2 *
     // d_head + 1])
-    for (int64_t i0 = 0; i0 < 68; ++i0) {
+    for (int64_t i0 = 0; i0 < 34; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kvb_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kvb_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kvb_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kvb_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 512], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 640], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 768], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kvb_weight[i0 * 1024 + i1 + 896], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %14 = reshape f64[16,17] -> v5
@@ -2982,34 +3436,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
     // Eqs. 21 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %18 = tanh f64[16,8] -> v6
@@ -3027,34 +3495,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
     // Eqs. 21 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 8) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 16) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 24) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 32) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 40) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 48) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 56) * L + l], v1_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v1_2[(i0 * 8 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v1_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %23 = sub f64[16,8] -> v8
@@ -3067,33 +3549,49 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %228 = contract f64[16] -> v7
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 32 + i1) * L + l], v8_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 8) * L + l], v8_2[(i0 * 32 + i1 + 8) * L + l],
+              std::fma(v4_2[(i0 * 64 + i1) * L + l], v8_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 8) * L + l], v8_2[(i0 * 64 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %20 = sigmoid f64[16,1] -> v9
@@ -3172,66 +3670,94 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
     // fwp_delta_node_sepsis_code.ode:63: outer(beta * (v - W @ k), k)                           #
     // Eqs. 21 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v6_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %178 = contract f64[16,8] -> v6
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v7_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %180 = sub f64[16,8] -> v7
@@ -3242,33 +3768,49 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %216 = contract f64[16] -> v9
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 32 + i1) * L + l], v1_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 32 + i1 + 8) * L + l], v1_2[(i0 * 32 + i1 + 8) * L + l],
+              std::fma(v7_2[(i0 * 64 + i1) * L + l], v1_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 8) * L + l], v1_2[(i0 * 64 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v1_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v1_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v1_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %284 = pad f64[16,17] -> v10
@@ -3297,29 +3839,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %291 = contract f64[128] -> v1
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 272; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v11_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v11_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v11_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v11_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128], v11_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 1], v11_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 2], v11_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 3], v11_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 4], v11_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 5], v11_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 6], v11_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 7], v11_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %292 = mul f64[128] -> v6
@@ -3368,33 +3922,65 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %306 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(proj_weight[i0 * 69 + 64], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(proj_weight[i0 * 69 + 65], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(proj_weight[i0 * 69 + 66], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(proj_weight[i0 * 69 + 67], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v_2[l];
+      u_bar[65 * L + l] += acc1_v_2[l];
+      u_bar[66 * L + l] += acc2_v_2[l];
+      u_bar[67 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -4031,32 +4617,48 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1248 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 32 + i1) * L + l], v2[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[(i0 * 64 + i1) * L + l], v2[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v0[(i0 * 32 + i1 + 8) * L + l], v2[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v0[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v0[(i0 * 32 + i1 + 16) * L + l], v2[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v0[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v0[(i0 * 32 + i1 + 24) * L + l], v2[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v0[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1249 = contract f64[16] -> v12
@@ -4635,32 +5237,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     __builtin_prefetch(&z0[(p20 * 2 + 464) * L]);
   }
   // %1248 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   for (int64_t p21 = 0; p21 < 12; ++p21) {
@@ -5471,32 +6089,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1955 = contract f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 64 + i1) * L + l], v34[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 8) * L + l], v34[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 16) * L + l], v34[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 64 + i1 + 24) * L + l], v34[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 32) * L + l], v34[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 40) * L + l], v34[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 48) * L + l], v34[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 64 + i1 + 56) * L + l], v34[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1964 = contract f64[16] -> v23
@@ -5521,32 +6155,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1914 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v28[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v28[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v28[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v28[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v28[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v28[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v28[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v28[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1968 = contract f64[16] -> v30
@@ -5590,32 +6240,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1910 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1913 = pad f64[16,17] -> v41
@@ -5720,32 +6386,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1883 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1887 = pad f64[16,17] -> v12
@@ -5788,32 +6470,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %2334 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2338 = pad f64[16,17] -> v9
@@ -5860,32 +6558,48 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1920 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1924 = pad f64[16,17] -> v9
@@ -6237,33 +6951,65 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   }
   if (u_stages_bar) {
     // %2016 = contract f64[69] -> d.x@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v7[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v7[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v7[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v7[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v7[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v7[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v7[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v7[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[64 * L + l] += acc0_v[l];
+      u_stages_bar[65 * L + l] += acc1_v[l];
+      u_stages_bar[66 * L + l] += acc2_v[l];
+      u_stages_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -6277,33 +7023,65 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
     // %2369 = contract f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v23[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v23[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v23[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v23[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 76) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 77) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 78) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 79) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 77) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 78) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 79) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 80) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 81) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 82) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 83) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v23[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v23[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v23[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v23[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[140 * L + l] += acc0_v[l];
+      u_stages_bar[141 * L + l] += acc1_v[l];
+      u_stages_bar[142 * L + l] += acc2_v[l];
+      u_stages_bar[143 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -6317,33 +7095,65 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       u_stages_bar[144 * L + l] += acc0_v[l];
     }
     // %2249 = contract f64[69] -> d.x@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v22[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v22[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v22[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v22[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 228) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 229) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 230) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 231) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 232) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 233) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 234) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 235) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v22[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v22[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v22[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v22[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[292 * L + l] += acc0_v[l];
+      u_stages_bar[293 * L + l] += acc1_v[l];
+      u_stages_bar[294 * L + l] += acc2_v[l];
+      u_stages_bar[295 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -7039,32 +7849,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %1248 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1249 = contract f64[16] -> v19
@@ -7496,32 +8322,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %3049 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 64 + i1) * L + l], v30[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 64 + i1 + 8) * L + l], v30[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 64 + i1 + 16) * L + l], v30[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 64 + i1 + 24) * L + l], v30[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 32) * L + l], v30[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 40) * L + l], v30[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 48) * L + l], v30[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 56) * L + l], v30[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4062 = contract f64[16] -> v36
@@ -7574,32 +8416,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %3443 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 64 + i1) * L + l], v30[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 8) * L + l], v30[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 16) * L + l], v30[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 24) * L + l], v30[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 32) * L + l], v30[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 40) * L + l], v30[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 48) * L + l], v30[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 56) * L + l], v30[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3446 = pad f64[16,17] -> v17
@@ -7849,32 +8707,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %4093 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4097 = pad f64[16,17] -> v40
@@ -7914,32 +8788,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %4066 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4070 = pad f64[16,17] -> v10
@@ -7975,32 +8865,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %3117 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v18[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v18[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v18[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v18[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v18[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v18[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v18[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v18[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3467 = pad f64[16,17] -> v10
@@ -8368,66 +9274,93 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   }
   // %3531 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3247 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 1) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 2) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 3) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 4) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 5) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 6) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 7) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4122 = sub f64[16,8] -> v3
@@ -8442,32 +9375,48 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %4123 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v9[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v9[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v9[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v9[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v9[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v9[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v9[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v9[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4127 = pad f64[16,17] -> v11
@@ -8511,29 +9460,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
   }
   // %4131 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 128 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4132 = mul f64[128] -> v14
@@ -8784,6 +9745,10 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8793,29 +9758,41 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   // %70 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:66: let q = softmax(reshape(query(proj_norm(proj(x(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %71 = add f64[128] -> v1
@@ -8849,8 +9826,8 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -8877,29 +9854,41 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   // %75 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:66: let q = softmax(reshape(query(proj_norm(proj(x(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %77 = reshape f64[16,8] -> v1
@@ -8949,62 +9938,80 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v0[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v0[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %81 = contract f64[128] -> v0
-  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
-  // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v0[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v0[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v0[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v0[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v0[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v0[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v0[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v0[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %81 = contract f64[128] -> v0
+  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
+  // 20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = add f64[128] -> v1
@@ -9038,8 +10045,8 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e168 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e168 * e168);
+        const T e264 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e264 * e264);
       }
     }
   }
@@ -9066,29 +10073,41 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   // %86 = contract f64[64] -> v0
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %88 = relu f64[64] -> v3
@@ -9103,29 +10122,41 @@ extern "C" void fwp_delta_node_sepsis_code_output(const void* /*ctx*/, double /*
   // %89 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %92 = contract f64[1] -> v2
@@ -9226,6 +10257,10 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -9236,29 +10271,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %70 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:66: let q = softmax(reshape(query(proj_norm(proj(x(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %71 = add f64[128] -> v1
@@ -9292,8 +10339,8 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -9320,29 +10367,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %75 = contract f64[128] -> v3
   // fwp_delta_node_sepsis_code.ode:66: let q = softmax(reshape(query(proj_norm(proj(x(T)))),
   // [heads, d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %77 = reshape f64[16,8] -> v4
@@ -9392,62 +10451,80 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %81 = contract f64[128] -> v6
-  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
-  // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %81 = contract f64[128] -> v6
+  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
+  // 20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = add f64[128] -> v7
@@ -9503,26 +10580,6 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %642 = contract f64[128] -> v6
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %644 = contract f64[64] -> v8
-  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
-  // 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9530,22 +10587,66 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %644 = contract f64[64] -> v8
+  // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
+  // 20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %83 = layernorm f64[128] -> v9
@@ -9570,8 +10671,8 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e238 = v7[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e238 * e238);
+        const T e382 = v7[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e382 * e382);
       }
     }
   }
@@ -9598,29 +10699,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %86 = contract f64[64] -> v11
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %87 = add f64[64] -> v12
@@ -9644,29 +10757,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %648 = contract f64[128] -> v13
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %650 = mul f64[128] -> v14
@@ -9720,29 +10845,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
     }
   }
   // %823 = contract f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 4], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 5], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 6], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 128 + 7], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %825 = contract f64[16,8,8] -> d.W
@@ -9759,63 +10896,92 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   }
   // %826 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %827 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %827 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v17[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v17[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v17[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v17[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v17[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v17[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v17[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v17[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %830 = mul f64[16,8] -> v14
@@ -9836,29 +11002,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
     }
   }
   // %832 = contract f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 8 + i1 * 128 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %833 = mul f64[128] -> v17
@@ -10053,29 +11231,41 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   // %89 = contract f64[128] -> v0
   // fwp_delta_node_sepsis_code.ode:67: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %641 = contract f64[1,128] -> d.out.weight
@@ -10185,33 +11375,65 @@ extern "C" void fwp_delta_node_sepsis_code_output_vjp(const void* /*ctx*/, doubl
   }
   if (u_bar) {
     // %848 = contract f64[69] -> d.x@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v1[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v1[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v1[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v1[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v1[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v1[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v1[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v1[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 128; ++i0) {

@@ -335,35 +335,51 @@ extern "C" void fwp_delta_node_sepsis_static_init_state(const void* /*ctx*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.init: 21 nodes
   // %38 = contract f64[256] -> v0
   // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %40 = relu f64[256] -> v1
@@ -378,29 +394,41 @@ extern "C" void fwp_delta_node_sepsis_static_init_state(const void* /*ctx*/, con
   // %41 = contract f64[272] -> v2
   // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = reshape f64[16,17] -> v3
@@ -524,35 +552,51 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.init.vjp: 50 nodes
   // %38 = contract f64[256] -> v0
   // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %39 = add f64[256] -> v1
@@ -576,29 +620,41 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
   // %41 = contract f64[272] -> v2
   // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
   // + 1])
-  for (int64_t i0 = 0; i0 < 68; ++i0) {
+  for (int64_t i0 = 0; i0 < 34; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = reshape f64[16,17] -> v3
@@ -666,34 +722,48 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
   // %382 = contract f64[16,8] -> v3
   // fwp_delta_node_sepsis_static.ode:47: outer(v0, k0)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1) * L + l], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 8) * L + l], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 16) * L + l], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 24) * L + l], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 32) * L + l], v5[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 40) * L + l], v5[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 48) * L + l], v5[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 + 56) * L + l], v5[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %395 = pad f64[16,17] -> v7
@@ -723,32 +793,48 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
     }
   }
   // %428 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %445 = pad f64[16,17] -> v3
@@ -780,63 +866,93 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
   // %381 = contract f64[16,8] -> v2
   // fwp_delta_node_sepsis_static.ode:47: outer(v0, k0)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %417 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v2[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v2[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v2[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v2[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 64 + i1 * 8) * L + l], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 1) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 2) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 3) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 4) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 5) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 6) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 8 + 7) * L + l], v9[(i0 * 8 + i1) * L + l],
+                             acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %417 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 64 + i1) * L + l], v2[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %442 = pad f64[16,17] -> v10
@@ -865,29 +981,41 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
     }
   }
   // %449 = contract f64[256] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %450 = mul f64[256] -> v7
@@ -970,7 +1098,7 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
       u0_bar[71 * L + l] += acc2_v[l];
       u0_bar[72 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -978,12 +1106,12 @@ fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* the
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v7[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v7[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 69) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 73) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1018,6 +1146,10 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.field: 21 nodes
@@ -1070,60 +1202,80 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
   // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = contract f64[16,8] -> v3
   // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -1164,61 +1316,79 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
   // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7 = contract f64[16] -> v0
-  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %7 = contract f64[16] -> v0
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v1
@@ -1302,6 +1472,10 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -1355,30 +1529,40 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v3
@@ -1417,61 +1601,85 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   }
   // %98 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7 = contract f64[16] -> v5
-  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %7 = contract f64[16] -> v5
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v6
@@ -1507,30 +1715,40 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = tanh f64[16,8] -> v9
@@ -1546,34 +1764,40 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = sub f64[16,8] -> v10
@@ -1596,66 +1820,92 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   }
   // %99 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v8[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v8[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v8[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v8[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %167 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v7[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v7[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v7[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v7[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %169 = sub f64[16,8] -> v12
@@ -1666,32 +1916,48 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %198 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v3[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %245 = mul f64[16,8] -> v8
@@ -1706,37 +1972,73 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   }
   // %246 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v8[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v13[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v13[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v13[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v13[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v13[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v13[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v13[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1763,37 +2065,73 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v3[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v3[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v3[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v3[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v14[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v14[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v14[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v14[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v14[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v14[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v14[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1825,32 +2163,48 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %101 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %105 = mul f64[16] -> v2
@@ -1863,33 +2217,65 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   }
   // %107 = contract f64[69] -> v9
   // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[64 * L + l] = acc0_v[l];
+    v9[65 * L + l] = acc1_v[l];
+    v9[66 * L + l] = acc2_v[l];
+    v9[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2130,6 +2516,10 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -2141,6 +2531,10 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -2197,30 +2591,40 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %16 = tanh f64[16,8] -> v3
@@ -2236,30 +2640,40 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -2300,34 +2714,40 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = sub f64[16,8] -> v6
@@ -2341,29 +2761,41 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v7
@@ -2397,34 +2829,46 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // %285 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %287 = contract f64[16,8] -> v9
@@ -2449,32 +2893,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %288 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v8[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v8[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v8[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v8[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v8[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v8[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v8[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v8[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %289 = mul f64[16] -> v6
@@ -2487,33 +2947,65 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // %291 = contract f64[69] -> v8
   // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[64 * L + l] = acc0_v[l];
+    v8[65 * L + l] = acc1_v[l];
+    v8[66 * L + l] = acc2_v[l];
+    v8[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2539,37 +3031,73 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v11[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v11[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v11[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v11[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v12[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v12[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v12[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2585,66 +3113,92 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // %286 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %329 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v9[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v9[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v9[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v9[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %331 = sub f64[16,8] -> v9
@@ -2655,32 +3209,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %348 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 64 + i1) * L + l], v4[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %365 = mul f64[16,8] -> v2
@@ -2695,37 +3265,73 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // %366 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v2[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v2[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v2[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v2[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v13[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v13[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v13[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v13[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v13[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v13[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v13[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2889,8 +3495,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e460 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e460 * e460);
+          const T e820 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e820 * e820);
         }
       }
     }
@@ -2917,33 +3523,40 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wv[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 69; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %16 = tanh f64[16,8] -> v5
@@ -2959,33 +3572,40 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
     // Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 69; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] =
-                std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %13 = softmax f64[16,8] -> v6
@@ -3027,34 +3647,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
     // Eq. 21 / 32 pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v6_2[(i0 * 8 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %19 = sub f64[16,8] -> v8
@@ -3068,29 +3702,41 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
     // %7 = contract f64[16] -> v4
     // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v3
@@ -3112,66 +3758,94 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
     // %99 = contract f64[16,8] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 * 8) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 1) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 2) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 3) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 4) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 5) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 6) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 8 + 7) * L + l], v4_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v9_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %98 = contract f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(a_W[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %100 = contract f64[16,8] -> v10
@@ -3185,34 +3859,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
     // %167 = contract f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8) * L + l], v10_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v10_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v10_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %169 = sub f64[16,8] -> v12
@@ -3223,33 +3911,49 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %198 = contract f64[16] -> v9
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v12_2[(i0 * 32 + i1) * L + l], v6_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 8) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 8) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v12_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v6_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+              std::fma(v12_2[(i0 * 64 + i1) * L + l], v6_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 8) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 8) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v12_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v6_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %245 = mul f64[16,8] -> v11
@@ -3264,37 +3968,77 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
     // %246 = contract f64[16,69] -> v13
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11_2[(i0 * 8 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v11_2[(i0 * 8 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1],
+            acc1_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1],
                                    v11_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2],
+            acc2_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2],
                                    v11_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3],
+            acc3_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3],
                                    v11_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7],
+                                   v11_2[(i0 * 8 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13_2[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 64], v11_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 65], v11_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 66], v11_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 552 + i1 * 69 + 67], v11_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13_2[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v13_2[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v13_2[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v13_2[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3322,37 +4066,77 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v6_2[(i0 * 8 + i2) * L + l],
+                std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v6_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v6_2[(i0 * 8 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v6_2[(i0 * 8 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v6_2[(i0 * 8 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v6_2[(i0 * 8 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v6_2[(i0 * 8 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v14[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v14[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v14[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 64], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 65], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 66], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 552 + i1 * 69 + 67], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v14[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v14[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v14[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3385,33 +4169,49 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %101 = contract f64[16] -> v6
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 32 + i1) * L + l], v8_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 8) * L + l], v8_2[(i0 * 32 + i1 + 8) * L + l],
+              std::fma(v4_2[(i0 * 64 + i1) * L + l], v8_2[(i0 * 64 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 8) * L + l], v8_2[(i0 * 64 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v8_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 16) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 24) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 32) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 32) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 40) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 40) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 48) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 48) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 64 + i1 + 56) * L + l],
+                                 v8_2[(i0 * 64 + i1 + 56) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %105 = mul f64[16] -> v4
@@ -3424,33 +4224,65 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
     // %107 = contract f64[69] -> v3
     // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v4_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[64 * L + l] = acc0_v_2[l];
+      v3_2[65 * L + l] = acc1_v_2[l];
+      v3_2[66 * L + l] = acc2_v_2[l];
+      v3_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5131,32 +5963,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1525 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 64 + i1) * L + l], v21[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 8) * L + l], v21[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 16) * L + l], v21[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 64 + i1 + 24) * L + l], v21[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 32) * L + l], v21[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 40) * L + l], v21[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 48) * L + l], v21[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 64 + i1 + 56) * L + l], v21[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1492 = contract f64[16,8] -> v21
@@ -5181,32 +6029,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1524 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1527 = mul f64[16] -> v18
@@ -5234,32 +6098,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1494 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v20[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v20[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v20[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v20[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v20[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v20[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v20[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v20[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1496 = contract f64[16,8] -> v21
@@ -5272,32 +6152,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1503 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v16[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1489 = add f64[16,8] -> v31
@@ -5374,32 +6270,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1512 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v14[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1490 = mul f64[16,8] -> v14
@@ -5410,32 +6322,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1544 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 64 + i1) * L + l], v22[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 8) * L + l], v22[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 16) * L + l], v22[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 64 + i1 + 24) * L + l], v22[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 32) * L + l], v22[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 40) * L + l], v22[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 48) * L + l], v22[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v30[(i0 * 64 + i1 + 56) * L + l], v22[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1545 = mul f64[16] -> v22
@@ -5471,32 +6399,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1567 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v24[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v24[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v24[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v24[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v24[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v24[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v24[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v24[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1568 = mul f64[16] -> v17
@@ -5761,32 +6705,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1746 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1749 = mul f64[16,8] -> v20
@@ -5812,32 +6772,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1537 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v11[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1540 = mul f64[16,8] -> v21
@@ -5862,32 +6838,48 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   // %1558 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1561 = mul f64[16,8] -> v10
@@ -7397,32 +8389,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2532 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v33[(i0 * 64 + i1) * L + l], v17[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 8) * L + l], v17[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 16) * L + l], v17[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v33[(i0 * 64 + i1 + 24) * L + l], v17[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 32) * L + l], v17[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 40) * L + l], v17[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 48) * L + l], v17[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v33[(i0 * 64 + i1 + 56) * L + l], v17[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2733 = contract f64[16] -> v22
@@ -7524,32 +8532,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2546 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 64 + i1) * L + l], v23[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 8) * L + l], v23[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 16) * L + l], v23[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 64 + i1 + 24) * L + l], v23[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 32) * L + l], v23[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 40) * L + l], v23[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 48) * L + l], v23[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v32[(i0 * 64 + i1 + 56) * L + l], v23[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %823 = mul f64[16] -> v21
@@ -7581,32 +8605,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2319 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 64 + i1) * L + l], v7[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 8) * L + l], v7[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 16) * L + l], v7[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 64 + i1 + 24) * L + l], v7[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 32) * L + l], v7[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 40) * L + l], v7[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 48) * L + l], v7[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 64 + i1 + 56) * L + l], v7[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2554 = mul f64[16,8] -> v24
@@ -7620,32 +8660,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %1775 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v28[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v28[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v28[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v28[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v28[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v28[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v28[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v28[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1776 = mul f64[16] -> v22
@@ -7656,32 +8712,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2562 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 64 + i1) * L + l], v25[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 8) * L + l], v25[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 16) * L + l], v25[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 64 + i1 + 24) * L + l], v25[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 32) * L + l], v25[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 40) * L + l], v25[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 48) * L + l], v25[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v34[(i0 * 64 + i1 + 56) * L + l], v25[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2563 = mul f64[16] -> v16
@@ -8144,32 +9216,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2587 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v36[(i0 * 64 + i1) * L + l], v26[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 8) * L + l], v26[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 16) * L + l], v26[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v36[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v36[(i0 * 64 + i1 + 24) * L + l], v26[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 32) * L + l], v26[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 40) * L + l], v26[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 48) * L + l], v26[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v36[(i0 * 64 + i1 + 56) * L + l], v26[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2588 = mul f64[16] -> v15
@@ -8180,33 +9268,65 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2589 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v15[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v15[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[64 * L + l] = acc0_v[l];
+    v7[65 * L + l] = acc1_v[l];
+    v7[66 * L + l] = acc2_v[l];
+    v7[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8221,63 +9341,92 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   }
   // %2592 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2593 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 8) * L + l], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 1) * L + l], v27[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 2) * L + l], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 64 + i1 * 8 + 3) * L + l], v27[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 4) * L + l], v27[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 5) * L + l], v27[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 6) * L + l], v27[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 64 + i1 * 8 + 7) * L + l], v27[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %2593 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v29[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v29[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v29[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v29[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v29[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v29[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v29[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v29[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2765 = contract f64[16] -> v19
@@ -8289,34 +9438,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   }
   // %2600 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8) * L + l], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 1) * L + l], v30[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 2) * L + l], v30[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 3) * L + l], v30[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 4) * L + l], v30[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 5) * L + l], v30[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 6) * L + l], v30[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 7) * L + l], v30[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2768 = sub f64[16,8] -> v27
@@ -8331,32 +9494,48 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %2769 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v12[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2772 = mul f64[16,8] -> v10
@@ -8371,37 +9550,73 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   }
   // %2773 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 4], v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 5], v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 6], v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 8 + i2 * 69 + 7], v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v41[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v41[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v41[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v41[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v41[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v41[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 64], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 65], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 66], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 67], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v41[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v41[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v41[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8424,37 +9639,73 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   }
   // %2591 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 4], v11[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 5], v11[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 6], v11[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 8 + i2 * 69 + 7], v11[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v42[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v42[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v42[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v42[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v42[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v42[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v42[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 64], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 65], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 66], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 67], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v42[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v42[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v42[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8668,6 +9919,10 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.final_outputs: 32 nodes
@@ -8722,30 +9977,40 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %67 = softmax f64[16,8] -> v3
@@ -8786,34 +10051,40 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %70 = layernorm f64[128] -> v3
@@ -8838,8 +10109,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e111 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e111 * e111);
+        const T e159 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -8866,29 +10137,41 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   // %73 = contract f64[64] -> v0
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = relu f64[64] -> v1
@@ -8903,29 +10186,41 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   // %76 = contract f64[128] -> v3
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %79 = contract f64[1] -> v0
@@ -9015,6 +10310,10 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -9070,30 +10369,40 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %67 = softmax f64[16,8] -> v3
@@ -9134,34 +10443,40 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %469 = reduce_sum f64[] -> v4
@@ -9227,8 +10542,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e133 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e133 * e133);
+        const T e181 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e181 * e181);
       }
     }
   }
@@ -9255,29 +10570,41 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // %73 = contract f64[64] -> v8
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %74 = add f64[64] -> v9
@@ -9292,26 +10619,6 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // %460 = contract f64[128] -> v10
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %462 = contract f64[64] -> v8
-  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
-  // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9319,22 +10626,66 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %462 = contract f64[64] -> v8
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // Eq. 20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %464 = mul f64[64] -> v11
@@ -9349,29 +10700,41 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // %466 = contract f64[128] -> v12
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %468 = mul f64[128] -> v13
@@ -9438,63 +10801,92 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   }
   // %607 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %608 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %608 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %611 = mul f64[16,8] -> v14
@@ -9508,39 +10900,77 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     }
   }
   // %612 = contract f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69], v14[(i1 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69], v14[(i1 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 1], v14[(i1 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 1], v14[(i1 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 2], v14[(i1 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 2], v14[(i1 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 3], v14[(i1 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 3], v14[(i1 * 8 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 4], v14[(i1 * 8 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 5], v14[(i1 * 8 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 6], v14[(i1 * 8 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 552 + i2 * 69 + 7], v14[(i1 * 8 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 64], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 65], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 66], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 67], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[64 * L + l] = acc0_v[l];
+    v3[65 * L + l] = acc1_v[l];
+    v3[66 * L + l] = acc2_v[l];
+    v3[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -9636,29 +11066,41 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   // %76 = contract f64[128] -> v6
   // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %459 = contract f64[1,128] -> d.out.weight

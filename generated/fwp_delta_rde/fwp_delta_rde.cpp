@@ -366,6 +366,10 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_rde.field: 23 nodes
@@ -418,59 +422,79 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = contract f64[16,8] -> v3
   // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -510,34 +534,40 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = tanh f64[16,8] -> v6
@@ -551,29 +581,41 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v3
@@ -651,12 +693,12 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_rde.field.vjp: 77 nodes
   // %1 = layernorm f64[5] -> v0
@@ -708,59 +750,79 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = contract f64[16,8] -> v3
   // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -800,34 +862,40 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = tanh f64[16,8] -> v6
@@ -848,29 +916,41 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v3
@@ -892,34 +972,40 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %80 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v7[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %93 = mul f64[16,8] -> v2
@@ -984,66 +1070,92 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %81 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 1) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 2) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 3) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 4) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 5) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 6) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 7) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %145 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %147 = sub f64[16,8] -> v7
@@ -1428,12 +1540,12 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -1443,12 +1555,12 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
-  T rowmax_v_2[L] = {};
-  T rowsum_v_2[L] = {};
   T acc4_v_2[L] = {};
   T acc5_v_2[L] = {};
   T acc6_v_2[L] = {};
   T acc7_v_2[L] = {};
+  T rowmax_v_2[L] = {};
+  T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 1370; ++i) {
     dtheta[i] = 0.0f;
@@ -1503,59 +1615,79 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = contract f64[16,8] -> v3
   // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %13 = softmax f64[16,8] -> v4
@@ -1595,34 +1727,40 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %19 = tanh f64[16,8] -> v6
@@ -1636,29 +1774,41 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %7 = contract f64[16] -> v2
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v3
@@ -1699,34 +1849,40 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %267 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v7[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %274 = mul f64[16,8] -> v2
@@ -1752,66 +1908,92 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %268 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 8) * L + l], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 1) * L + l], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 2) * L + l], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 3) * L + l], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 4) * L + l], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 5) * L + l], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 6) * L + l], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 64 + i1 * 8 + 7) * L + l], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %307 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %309 = sub f64[16,8] -> v7
@@ -2149,8 +2331,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e463 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e463 * e463);
+          const T e631 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e631 * e631);
         }
       }
     }
@@ -2177,59 +2359,79 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
     // post-delta; / window: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wv[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %12 = contract f64[16,8] -> v5
     // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %13 = softmax f64[16,8] -> v6
@@ -2270,34 +2472,48 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
     // post-delta; / window: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 8) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 16) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 24) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 32) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 40) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 48) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 + 56) * L + l], v6_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v6_2[(i0 * 8 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %19 = tanh f64[16,8] -> v8
@@ -2318,29 +2534,41 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %7 = contract f64[16] -> v4
     // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 20 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 20 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 20 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 20 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 40 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 5], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 10], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 15], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 20], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 25], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 30], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 40 + i1 + 35], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v5
@@ -2362,34 +2590,48 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %80 = contract f64[16,8] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 8) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 16) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 24) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 32) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 40) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 48) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 + 56) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8) * L + l] = acc0_v_2[l];
+        v10[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v10[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v10[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v10[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v10[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v10[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v10[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %93 = mul f64[16,8] -> v4
@@ -2446,66 +2688,94 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %81 = contract f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(v9_2[(i0 * 64 + i1 * 8) * L + l], v8_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 1) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 2) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 3) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 4) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 5) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 6) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 8 + 7) * L + l], v8_2[(i0 * 8 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %145 = contract f64[16,8] -> v8
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v4_2[(i0 * 8 + i1) * L + l], acc7_v_2[l]);
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v8_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %147 = sub f64[16,8] -> v4
@@ -3262,38 +3532,56 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   }
   // %881 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma((v18[(i0 * 64 + i1) * L + l] * (T(h) * 0.5f)) + z0_W[(i0 * 64 + i1) * L + l],
+                     v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v18[(i0 * 64 + i1 + 8) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 8) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v18[(i0 * 64 + i1 + 16) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 16) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v18[(i0 * 64 + i1 + 24) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 24) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v18[(i0 * 64 + i1 + 32) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 32) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v18[(i0 * 64 + i1 + 40) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 40) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v18[(i0 * 64 + i1 + 48) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 48) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v18[(i0 * 64 + i1 + 56) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 56) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %883 = tanh f64[16,8] -> v10
@@ -3317,38 +3605,56 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   }
   // %890 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma((v19[(i0 * 64 + i1) * L + l] * (T(h) * 0.5f)) + z0_W[(i0 * 64 + i1) * L + l],
+                     v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v19[(i0 * 64 + i1 + 8) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 8) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v19[(i0 * 64 + i1 + 16) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 16) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v19[(i0 * 64 + i1 + 24) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 24) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v19[(i0 * 64 + i1 + 32) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 32) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v19[(i0 * 64 + i1 + 40) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 40) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v19[(i0 * 64 + i1 + 48) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 48) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v19[(i0 * 64 + i1 + 56) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 64 + i1 + 56) * L + l],
+                             v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %892 = tanh f64[16,8] -> v10
@@ -3388,34 +3694,47 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   }
   // %897 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v16[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v16[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v16[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v16[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v16[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * T(h);
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l] * T(h);
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l] * T(h);
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l] * T(h);
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l] * T(h);
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l] * T(h);
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l] * T(h);
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l] * T(h);
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l] * T(h);
     }
   }
   // %900 = tanh f64[16,8] -> v10
@@ -3878,34 +4197,46 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1263 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v0[(i0 * 64 + i1) * L + l], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v0[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v0[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v0[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   for (int64_t p18 = 0; p18 < 20; ++p18) {
@@ -4077,34 +4408,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %589 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1) * L + l], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v19[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %591 = tanh f64[16,8] -> v21
@@ -4129,34 +4473,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %881 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v22[(i0 * 64 + i1) * L + l], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 8) * L + l], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 16) * L + l], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 24) * L + l], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 32) * L + l], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 40) * L + l], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 48) * L + l], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 56) * L + l], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %883 = tanh f64[16,8] -> v20
@@ -4181,34 +4538,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %890 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v23[(i0 * 64 + i1) * L + l], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 8) * L + l], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 16) * L + l], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 24) * L + l], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 32) * L + l], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 40) * L + l], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 48) * L + l], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 56) * L + l], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %892 = tanh f64[16,8] -> v24
@@ -4233,34 +4603,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1257 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1259 = tanh f64[16,8] -> v17
@@ -4305,34 +4688,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1272 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v27[(i0 * 64 + i1) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1273 = mul f64[16,8] -> v16
@@ -4358,34 +4754,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1280 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v28[(i0 * 64 + i1) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1283 = mul f64[16,8] -> v12
@@ -4411,34 +4820,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1290 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v29[(i0 * 64 + i1) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1291 = mul f64[16,8] -> v13
@@ -4465,66 +4887,93 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1311 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v0[(i0 * 64 + i1 * 8) * L + l], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 1) * L + l], v17[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 2) * L + l], v17[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 3) * L + l], v17[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 4) * L + l], v17[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 5) * L + l], v17[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 6) * L + l], v17[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v0[(i0 * 64 + i1 * 8 + 7) * L + l], v17[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v17[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1313 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8) * L + l], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 1) * L + l], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 2) * L + l], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 3) * L + l], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 4) * L + l], v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 5) * L + l], v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 6) * L + l], v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 7) * L + l], v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1314 = sub f64[16,8] -> v0
@@ -4601,66 +5050,94 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1329 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8) * L + l], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 1) * L + l], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 2) * L + l], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 3) * L + l], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 4) * L + l], v24[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 5) * L + l], v24[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 6) * L + l], v24[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 64 + i1 * 8 + 7) * L + l], v24[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1328 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8) * L + l], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 1) * L + l], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 2) * L + l], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 3) * L + l], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 4) * L + l], v20[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 5) * L + l], v20[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 6) * L + l], v20[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 7) * L + l], v20[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v20[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1330 = add f64[16,8] -> v20
@@ -4748,66 +5225,94 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1334 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 1) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 2) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 3) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 4) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 5) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 6) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 7) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1336 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8) * L + l], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 1) * L + l], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 2) * L + l], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 3) * L + l], v16[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 4) * L + l], v16[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 5) * L + l], v16[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 6) * L + l], v16[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 7) * L + l], v16[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1339 = add f64[16,8] -> v16
@@ -4884,66 +5389,94 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   // %1294 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8) * L + l], v21[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 1) * L + l], v21[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 2) * L + l], v21[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 3) * L + l], v21[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 4) * L + l], v21[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 5) * L + l], v21[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 6) * L + l], v21[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 64 + i1 * 8 + 7) * L + l], v21[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1300 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 1) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 2) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 3) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 4) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 5) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 6) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 7) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1301 = sub f64[16,8] -> v21
@@ -4957,32 +5490,48 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1302 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1305 = mul f64[16,8] -> v18
@@ -5116,32 +5665,48 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1295 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 64 + i1) * L + l], v19[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 8) * L + l], v19[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 16) * L + l], v19[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 64 + i1 + 24) * L + l], v19[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 32) * L + l], v19[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 40) * L + l], v19[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 48) * L + l], v19[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 64 + i1 + 56) * L + l], v19[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1296 = mul f64[16] -> v16
@@ -6030,34 +6595,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %589 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1) * L + l], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 8) * L + l], v17[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 16) * L + l], v17[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 24) * L + l], v17[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 32) * L + l], v17[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 40) * L + l], v17[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 48) * L + l], v17[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 + 56) * L + l], v17[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %591 = tanh f64[16,8] -> v19
@@ -6094,34 +6672,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %881 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v21[(i0 * 64 + i1) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %883 = tanh f64[16,8] -> v18
@@ -6158,34 +6749,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %890 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v23[(i0 * 64 + i1) * L + l], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %892 = tanh f64[16,8] -> v24
@@ -6264,34 +6868,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %1257 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v26[(i0 * 64 + i1) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1259 = tanh f64[16,8] -> v27
@@ -6328,34 +6945,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %1514 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1515 = mul f64[16,8] -> v11
@@ -6381,34 +7011,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2151 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v22[(i0 * 64 + i1) * L + l], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2152 = mul f64[16,8] -> v16
@@ -6434,34 +7077,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2156 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v25[(i0 * 64 + i1) * L + l], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2157 = mul f64[16,8] -> v10
@@ -6487,34 +7143,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2166 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v28[(i0 * 64 + i1) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 16) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 24) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 32) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 40) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 48) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 64 + i1 + 56) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2167 = mul f64[16,8] -> v12
@@ -6614,66 +7283,94 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %1519 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8) * L + l], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 1) * L + l], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 2) * L + l], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 3) * L + l], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 4) * L + l], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 5) * L + l], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 6) * L + l], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 * 8 + 7) * L + l], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1810 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8) * L + l], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 1) * L + l], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 2) * L + l], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 3) * L + l], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 4) * L + l], v11[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 5) * L + l], v11[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 6) * L + l], v11[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 64 + i1 * 8 + 7) * L + l], v11[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1812 = sub f64[16,8] -> v20
@@ -6687,32 +7384,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %2005 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v17[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v17[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v17[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v17[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v17[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v17[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v17[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v17[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2172 = mul f64[16,8] -> v19
@@ -6726,32 +7439,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1520 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 64 + i1) * L + l], v31[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 8) * L + l], v31[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 16) * L + l], v31[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 64 + i1 + 24) * L + l], v31[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 32) * L + l], v31[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 40) * L + l], v31[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 48) * L + l], v31[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 64 + i1 + 56) * L + l], v31[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1521 = mul f64[16] -> v17
@@ -6763,34 +7492,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2180 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8) * L + l], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 1) * L + l], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 2) * L + l], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 3) * L + l], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 4) * L + l], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 5) * L + l], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 6) * L + l], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 64 + i1 * 8 + 7) * L + l], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %753 = mul f64[16] -> v6
@@ -6802,34 +7545,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2182 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8) * L + l], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 1) * L + l], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 2) * L + l], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 3) * L + l], v16[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 4) * L + l], v16[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 5) * L + l], v16[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 6) * L + l], v16[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 64 + i1 * 8 + 7) * L + l], v16[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2183 = sub f64[16,8] -> v20
@@ -6843,32 +7600,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %2184 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2187 = mul f64[16,8] -> v18
@@ -6883,63 +7656,93 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2200 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2211 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8) * L + l], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 64 + i1 * 8 + 1) * L + l], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 64 + i1 * 8 + 2) * L + l], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 64 + i1 * 8 + 3) * L + l], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 4) * L + l], v24[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 5) * L + l], v24[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 6) * L + l], v24[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 64 + i1 * 8 + 7) * L + l], v24[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %2211 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2212 = mul f64[16] -> v24
@@ -6951,34 +7754,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2202 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8) * L + l], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 1) * L + l], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 2) * L + l], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 3) * L + l], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 4) * L + l], v10[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 5) * L + l], v10[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 6) * L + l], v10[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 64 + i1 * 8 + 7) * L + l], v10[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2203 = sub f64[16,8] -> v22
@@ -7263,63 +8080,93 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2218 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2219 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8) * L + l], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 64 + i1 * 8 + 1) * L + l], v27[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 64 + i1 * 8 + 2) * L + l], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 64 + i1 * 8 + 3) * L + l], v27[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 4) * L + l], v27[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 5) * L + l], v27[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 6) * L + l], v27[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 64 + i1 * 8 + 7) * L + l], v27[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %2219 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 64 + i1) * L + l], v15[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 8) * L + l], v15[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 16) * L + l], v15[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 24) * L + l], v15[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 32) * L + l], v15[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 40) * L + l], v15[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 48) * L + l], v15[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 64 + i1 + 56) * L + l], v15[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2220 = mul f64[16] -> v29
@@ -7366,34 +8213,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %2223 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 1) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 2) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 3) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 4) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 5) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 6) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 64 + i1 * 8 + 7) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2224 = sub f64[16,8] -> v20
@@ -7407,32 +8268,48 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %2225 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 64 + i1) * L + l], v14[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 8) * L + l], v14[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 16) * L + l], v14[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 64 + i1 + 24) * L + l], v14[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 32) * L + l], v14[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 40) * L + l], v14[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 48) * L + l], v14[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 64 + i1 + 56) * L + l], v14[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2228 = mul f64[16,8] -> v15
@@ -7706,6 +8583,10 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_rde.final_outputs: 32 nodes
@@ -7757,30 +8638,40 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   // %48 = contract f64[16,8] -> v2
   // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 40 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 40 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 40 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 40 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 40 + i1 + 20], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 40 + i1 + 25], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 40 + i1 + 30], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 40 + i1 + 35], v1[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = softmax f64[16,8] -> v3
@@ -7819,34 +8710,40 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   // %50 = contract f64[16,8] -> v2
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v3[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v3[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v3[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v3[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = layernorm f64[128] -> v3
@@ -7870,8 +8767,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e111 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e111 * e111);
+        const T e159 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -7896,29 +8793,41 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %55 = contract f64[64] -> v3
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = relu f64[64] -> v5
@@ -7931,29 +8840,41 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %58 = contract f64[128] -> v3
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %60 = add f64[128] -> v5
@@ -8048,6 +8969,10 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8057,32 +8982,48 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // fwp_delta_rde.final_outputs.vjp: 97 nodes
   // %368 = contract f64[128] -> v0
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %44 = layernorm f64[5] -> v1
@@ -8106,8 +9047,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e35 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e35 * e35);
+        const T e59 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e59 * e59);
       }
     }
   }
@@ -8133,30 +9074,40 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // %48 = contract f64[16,8] -> v3
   // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 40 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 40 + i1 + 5], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 40 + i1 + 10], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 40 + i1 + 15], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 40 + i1 + 20], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 40 + i1 + 25], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 40 + i1 + 30], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 40 + i1 + 35], v2[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = softmax f64[16,8] -> v4
@@ -8195,34 +9146,40 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // %50 = contract f64[16,8] -> v3
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1) * L + l], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(W[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(W[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(W[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(W[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %377 = reduce_sum f64[] -> v5
@@ -8265,29 +9222,41 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %370 = contract f64[64] -> v7
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = layernorm f64[128] -> v8
@@ -8311,8 +9280,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e181 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e181 * e181);
+        const T e277 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e277 * e277);
       }
     }
   }
@@ -8337,29 +9306,41 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %55 = contract f64[64] -> v10
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = add f64[64] -> v11
@@ -8380,29 +9361,41 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %374 = contract f64[128] -> v12
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %376 = mul f64[128] -> v13
@@ -8466,63 +9459,92 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %517 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %518 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 8) * L + l], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 1) * L + l], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 2) * L + l], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 64 + i1 * 8 + 3) * L + l], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 4) * L + l], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 5) * L + l], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 6) * L + l], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 64 + i1 * 8 + 7) * L + l], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
+    }
+  }
+  // %518 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 64 + i1) * L + l], v13[(i0 * 64 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 8) * L + l], v13[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 16) * L + l], v13[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 24) * L + l], v13[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 32) * L + l], v13[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 40) * L + l], v13[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 48) * L + l], v13[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 56) * L + l], v13[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %521 = mul f64[16,8] -> v14
@@ -8650,29 +9672,41 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %58 = contract f64[128] -> v4
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %60 = add f64[128] -> v8

@@ -366,6 +366,10 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.field: 21 nodes
@@ -417,30 +421,65 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
   // %12 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %13 = softmax f64[4,20] -> v3
@@ -522,64 +561,142 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %17 = contract f64[4,20] -> v5
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = tanh f64[4,20] -> v3
@@ -650,6 +767,10 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -702,30 +823,65 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   // %12 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %13 = softmax f64[4,20] -> v3
@@ -805,98 +961,219 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %72 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %15 = contract f64[4,20] -> v5
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v5[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v5[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v5[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %17 = contract f64[4,20] -> v7
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = tanh f64[4,20] -> v8
@@ -933,37 +1210,73 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v9[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v9[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v9[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v9[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v9[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v9[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v9[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -979,66 +1292,152 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %71 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %136 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %138 = sub f64[4,20] -> v8
@@ -1087,37 +1486,73 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %213 = contract f64[4,21] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v7[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v7[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v7[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v7[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v10[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v10[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v10[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v10[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v10[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v10[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v10[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -1182,33 +1617,65 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   }
   // %90 = contract f64[21] -> v2
   // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[16 * L + l] = acc0_v[l];
+    v2[17 * L + l] = acc1_v[l];
+    v2[18 * L + l] = acc2_v[l];
+    v2[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1442,6 +1909,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -1452,6 +1923,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   T acc_v_2[L] = {};
@@ -1508,30 +1983,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   // %12 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %13 = softmax f64[4,20] -> v3
@@ -1613,64 +2123,142 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %17 = contract f64[4,20] -> v7
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %19 = tanh f64[4,20] -> v8
@@ -1696,34 +2284,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   }
   // %253 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %254 = mul f64[4,20] -> v5
@@ -1749,66 +2380,152 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   }
   // %252 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %292 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v7[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v7[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v7[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %294 = sub f64[4,20] -> v8
@@ -1857,37 +2574,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   }
   // %330 = contract f64[4,21] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v7[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v7[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v7[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v7[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v9[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v9[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v9[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v9[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v9[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v9[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v9[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -1905,37 +2658,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
   // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v5[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v5[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v5[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v5[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v10[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v10[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v10[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v10[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v10[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v10[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v10[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -2000,33 +2789,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   }
   // %265 = contract f64[21] -> v2
   // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[16 * L + l] = acc0_v[l];
+    v2[17 * L + l] = acc1_v[l];
+    v2[18 * L + l] = acc2_v[l];
+    v2[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -2134,8 +2955,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e436 = dx[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e436 * e436);
+          const T e868 = dx[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e868 * e868);
         }
       }
     }
@@ -2161,30 +2982,72 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     // %12 = contract f64[4,20] -> v2
     // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 168 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 84], v1_2[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 105], v1_2[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 126], v1_2[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] =
+                std::fma(Wk[i0 * 420 + i1 * 168 + i2 + 147], v1_2[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v2_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 336], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 357], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 378], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 + 399], v1_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %13 = softmax f64[4,20] -> v3
@@ -2265,98 +3128,226 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     // %72 = contract f64[4,20] -> v6
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 320) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 340) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 360) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 + 380) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %15 = contract f64[4,20] -> v5
     // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
     // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 21; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 168 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 21], v1_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 42], v1_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 63], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc4_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 84], v1_2[i2 * L + l], acc4_v_2[l]);
+            acc5_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 105], v1_2[i2 * L + l], acc5_v_2[l]);
+            acc6_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 126], v1_2[i2 * L + l], acc6_v_2[l]);
+            acc7_v_2[l] =
+                std::fma(Wv[i0 * 420 + i1 * 168 + i2 + 147], v1_2[i2 * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v5_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 21; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 336], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 357], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 378], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 + 399], v1_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %17 = contract f64[4,20] -> v7
     // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
     // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l],
                                    v3_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                    v3_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                    v3_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                    v3_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                                   v3_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                                   v3_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                                   v3_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                                   v3_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %19 = tanh f64[4,20] -> v8
@@ -2381,37 +3372,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
     // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v5_2[(i0 * 20 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v5_2[(i0 * 20 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1],
                                    v5_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2],
                                    v5_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3],
                                    v5_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 21 + i1 * 4) * L + l] = acc0_v_2[l];
-          v9_2[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v9_2[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v9_2[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8) * L + l] = acc0_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v9_2[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 16], v5_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 17], v5_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 18], v5_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 420 + i1 * 21 + 19], v5_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 21 + 16) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 21 + 17) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 21 + 18) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 21 + 19) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -2428,66 +3459,152 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     // %71 = contract f64[4,20] -> v6
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v8_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v8_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v8_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v8_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v8_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v8_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v8_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v8_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v6_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 16) * L + l],
+                                 v8_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 17) * L + l],
+                                 v8_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 18) * L + l],
+                                 v8_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 20 + 19) * L + l],
+                                 v8_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %136 = contract f64[4,20] -> v7
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+            acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+            acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+            acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                    v5_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                                   v5_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v7_2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v5_2[(i0 * 20 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 20 + 16) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 20 + 17) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 20 + 18) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 20 + 19) * L + l] = acc3_v_2[l];
       }
     }
     // %138 = sub f64[4,20] -> v5
@@ -2536,37 +3653,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     // %213 = contract f64[4,21] -> v10
     for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 20; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v7_2[(i0 * 20 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v7_2[(i0 * 20 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1],
+            acc1_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1],
                                    v7_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2],
+            acc2_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2],
                                    v7_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3],
+            acc3_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3],
                                    v7_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4],
+                                   v7_2[(i0 * 20 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5],
+                                   v7_2[(i0 * 20 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6],
+                                   v7_2[(i0 * 20 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7],
+                                   v7_2[(i0 * 20 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 21 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8) * L + l] = acc0_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v10_2[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 16], v7_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 17], v7_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 18], v7_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 420 + i1 * 21 + 19], v7_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10_2[(i0 * 21 + 16) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 21 + 17) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 21 + 18) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 21 + 19) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -2632,33 +3789,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     // %90 = contract f64[21] -> v2
     // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 16], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 21 + 17], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 21 + 18], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 21 + 19], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[16 * L + l] = acc0_v_2[l];
+      v2_2[17 * L + l] = acc1_v_2[l];
+      v2_2[18 * L + l] = acc2_v_2[l];
+      v2_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6185,34 +7374,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2373 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v27[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v27[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v27[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v27[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v12[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v12[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v27[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v27[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v27[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2374 = add f64[4,20] -> v28
@@ -6373,34 +7605,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2379 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v21[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v21[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v21[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v25[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v25[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v25[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v25[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v21[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v21[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v21[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2376 = contract f64[4] -> v7
@@ -6475,37 +7750,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2386 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v11[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v11[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v11[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v11[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v31[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v31[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v31[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v11[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v11[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v11[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v31[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v31[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -6521,37 +7832,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2369 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v32[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v32[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v32[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v25[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v25[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v25[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v32[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v32[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -6597,33 +7944,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2391 = contract f64[21] -> v23
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[16 * L + l] = acc0_v[l];
+    v23[17 * L + l] = acc1_v[l];
+    v23[18 * L + l] = acc2_v[l];
+    v23[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6645,66 +8024,152 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %1639 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v21[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v21[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v21[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v22[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v22[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v22[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v21[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v21[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v21[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1946 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v22[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v22[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v22[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v22[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v26[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v26[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v26[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v26[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v22[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v22[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v22[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %1948 = sub f64[4,20] -> v23
@@ -6753,37 +8218,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2398 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v31[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v31[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v31[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v22[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v22[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v22[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v31[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v31[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -6799,37 +8300,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %1649 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v26[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v26[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v26[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v26[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v32[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v32[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v32[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v26[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v26[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v26[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v32[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v32[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -6892,33 +8429,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %1654 = contract f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v18[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v18[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v18[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[16 * L + l] = acc0_v[l];
+    v21[17 * L + l] = acc1_v[l];
+    v21[18 * L + l] = acc2_v[l];
+    v21[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6940,34 +8509,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2408 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v30[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v30[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v30[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v30[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v21[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v21[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v21[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v30[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v30[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v30[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v21[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v21[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v21[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2405 = contract f64[4] -> v6
@@ -7037,33 +8649,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2412 = contract f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v29[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v29[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v29[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[16 * L + l] = acc0_v[l];
+    v21[17 * L + l] = acc1_v[l];
+    v21[18 * L + l] = acc2_v[l];
+    v21[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -7078,34 +8722,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2418 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v25[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v25[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v25[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v25[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v15[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v25[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v25[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v25[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2415 = contract f64[4] -> v6
@@ -7180,37 +8867,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2425 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v23[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v23[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v23[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v23[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v31[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v31[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v31[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v23[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v23[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v23[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v31[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v31[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -7226,37 +8949,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2413 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v32[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v32[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v32[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v15[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v15[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v32[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v32[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -7296,37 +9055,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2449 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21], v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 1], v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 2], v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 3], v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 4], v16[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 5], v16[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 6], v16[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 8 + i2 * 21 + 7], v16[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v31[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v31[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v31[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 16], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 17], v16[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 18], v16[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 19], v16[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v31[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v31[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -7366,34 +9161,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2435 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 16) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 17) * L + l], v20[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 18) * L + l], v20[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 400 + i1 * 20 + 19) * L + l], v20[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v12[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v12[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v12[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2436 = add f64[4,20] -> v15
@@ -7408,34 +9246,77 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2441 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 16) * L + l], v16[(i0 * 20 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 17) * L + l], v16[(i0 * 20 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 18) * L + l], v16[(i0 * 20 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 20 + 19) * L + l], v16[(i0 * 20 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v12[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v12[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v12[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %2438 = contract f64[4] -> v6
@@ -7509,37 +9390,73 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   // %2448 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 4], v10[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 5], v10[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 6], v10[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 8 + i2 * 21 + 7], v10[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v32[(i0 * 21 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v32[(i0 * 21 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v32[(i0 * 21 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 16], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 17], v10[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 18], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 19], v10[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 16) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 17) * L + l] = acc1_v[l];
+      v32[(i0 * 21 + 18) * L + l] = acc2_v[l];
+      v32[(i0 * 21 + 19) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -7602,33 +9519,65 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
   }
   // %2454 = contract f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[16 * L + l] = acc0_v[l];
+    v13[17 * L + l] = acc1_v[l];
+    v13[18 * L + l] = acc2_v[l];
+    v13[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -7807,6 +9756,10 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.final_outputs: 32 nodes
@@ -7858,30 +9811,65 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   // %45 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %46 = softmax f64[4,20] -> v3
@@ -7920,34 +9908,77 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   // %47 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %49 = layernorm f64[80] -> v3
@@ -7971,8 +10002,8 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e111 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e111 * e111);
+        const T e207 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e207 * e207);
       }
     }
   }
@@ -7997,29 +10028,41 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   }
   // %52 = contract f64[320] -> v5
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = relu f64[320] -> v6
@@ -8032,29 +10075,41 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   }
   // %55 = contract f64[80] -> v3
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = add f64[80] -> v4
@@ -8067,45 +10122,55 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   }
   // %58 = contract f64[10] -> v0
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 80], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 160], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 240], v4[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 + 320], v4[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 + 400], v4[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 + 480], v4[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 + 560], v4[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
+  }
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 80 + i1 + 640], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 8; i0 < 10; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 80; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 80 + i1], v4[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
+      v0[(i0 + 8) * L + l] = acc0_v[l];
     }
   }
   // %59 = add f64[10] -> logits
@@ -8180,6 +10245,10 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -8232,30 +10301,65 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   // %45 = contract f64[4,20] -> v2
   // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 84], v1[i2 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 105], v1[i2 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 126], v1[i2 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 420 + i1 * 168 + i2 + 147], v1[i2 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v2[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v2[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v2[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 420 + i1 + 336], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 420 + i1 + 357], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 420 + i1 + 378], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 420 + i1 + 399], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v2[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v2[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v2[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %46 = softmax f64[4,20] -> v3
@@ -8293,89 +10397,156 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %349 = contract f64[80] -> v2
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 80 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %351 = contract f64[320] -> v5
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 320 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 320 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %47 = contract f64[4,20] -> v6
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 20) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 40) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 60) * L + l],
                                v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 80) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 100) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 120) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 160 + i2 + 140) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 320) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 340) * L + l], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 360) * L + l], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 + 380) * L + l], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v6[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v6[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v6[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %49 = layernorm f64[80] -> v7
@@ -8399,8 +10570,8 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e159 = v6[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e159 * e159);
+        const T e303 = v6[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e303 * e303);
       }
     }
   }
@@ -8425,29 +10596,41 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %52 = contract f64[320] -> v9
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = add f64[320] -> v10
@@ -8468,29 +10651,41 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %355 = contract f64[80] -> v5
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %357 = mul f64[80] -> v11
@@ -8594,34 +10789,77 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %495 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 1) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 2) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 3) * L + l],
                                v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 4) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 5) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 6) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(W[(i0 * 400 + i1 * 8 + i2 * 20 + 7) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 16) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 17) * L + l], v15[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 18) * L + l], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 400 + i1 * 20 + 19) * L + l], v15[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 20 + 16) * L + l] = acc0_v[l];
+      v11[(i0 * 20 + 17) * L + l] = acc1_v[l];
+      v11[(i0 * 20 + 18) * L + l] = acc2_v[l];
+      v11[(i0 * 20 + 19) * L + l] = acc3_v[l];
     }
   }
   // %496 = contract f64[4] -> v4
@@ -8659,39 +10897,77 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %500 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21], v15[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21], v15[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 1], v15[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 1], v15[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 2], v15[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 2], v15[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 420 + i2 * 21 + 3], v15[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 3], v15[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 4], v15[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 5], v15[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 6], v15[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 420 + i2 * 21 + 7], v15[(i1 * 20 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 16], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 17], v15[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 18], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 420 + i1 * 21 + 19], v15[(i0 * 20 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[16 * L + l] = acc0_v[l];
+    v3[17 * L + l] = acc1_v[l];
+    v3[18 * L + l] = acc2_v[l];
+    v3[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -8782,29 +11058,41 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   // %55 = contract f64[80] -> v7
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 320], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 640], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 960], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1280], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1600], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 1920], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2560 + i1 + 2240], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = add f64[80] -> v8

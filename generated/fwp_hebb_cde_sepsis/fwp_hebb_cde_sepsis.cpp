@@ -365,6 +365,10 @@ extern "C" void fwp_hebb_cde_sepsis_field(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_cde_sepsis.field: 20 nodes
   // %1 = layernorm f64[69] -> v0
   // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
@@ -473,30 +477,40 @@ extern "C" void fwp_hebb_cde_sepsis_field(const void* /*ctx*/, double /*t*/, con
   }
   // %7 = contract f64[8] -> v0
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v1
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -788,30 +802,40 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   }
   // %7 = contract f64[8] -> v6
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v6[4 * L + l] = acc4_v[l];
+    v6[5 * L + l] = acc5_v[l];
+    v6[6 * L + l] = acc6_v[l];
+    v6[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v7
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -886,39 +910,77 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %195 = contract f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v2[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v2[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v2[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v2[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 64], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 65], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 66], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 67], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[64 * L + l] = acc0_v[l];
+    v10[65 * L + l] = acc1_v[l];
+    v10[66 * L + l] = acc2_v[l];
+    v10[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -943,33 +1005,65 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   }
   // %92 = contract f64[69] -> v11
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[64 * L + l] = acc0_v[l];
+    v11[65 * L + l] = acc1_v[l];
+    v11[66 * L + l] = acc2_v[l];
+    v11[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1189,39 +1283,77 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
     // %192 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v2[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v2[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v2[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v2[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1434,30 +1566,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   }
   // %7 = contract f64[8] -> v2
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+    v2[4 * L + l] = acc4_v[l];
+    v2[5 * L + l] = acc5_v[l];
+    v2[6 * L + l] = acc6_v[l];
+    v2[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v5
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -1617,39 +1759,77 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
   }
   // %288 = contract f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v6[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v6[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v6[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v6[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 64], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 65], v6[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 66], v6[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 67], v6[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[64 * L + l] = acc0_v[l];
+    v11[65 * L + l] = acc1_v[l];
+    v11[66 * L + l] = acc2_v[l];
+    v11[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1674,33 +1854,65 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   }
   // %239 = contract f64[69] -> v12
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[64 * L + l] = acc0_v[l];
+    v12[65 * L + l] = acc1_v[l];
+    v12[66 * L + l] = acc2_v[l];
+    v12[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1891,8 +2103,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e367 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e367 * e367);
+          const T e487 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e487 * e487);
         }
       }
     }
@@ -2047,30 +2259,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
     // %7 = contract f64[8] -> v8
     // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
+        acc0_v_2[l] = std::fma(Wb[i0], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 + 69], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 + 138], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 + 207], v3_2[i0 * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(Wb[i0 + 276], v3_2[i0 * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(Wb[i0 + 345], v3_2[i0 * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(Wb[i0 + 414], v3_2[i0 * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(Wb[i0 + 483], v3_2[i0 * L + l], acc7_v_2[l]);
       }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8_2[l] = acc0_v_2[l];
+      v8_2[1 * L + l] = acc1_v_2[l];
+      v8_2[2 * L + l] = acc2_v_2[l];
+      v8_2[3 * L + l] = acc3_v_2[l];
+      v8_2[4 * L + l] = acc4_v_2[l];
+      v8_2[5 * L + l] = acc5_v_2[l];
+      v8_2[6 * L + l] = acc6_v_2[l];
+      v8_2[7 * L + l] = acc7_v_2[l];
     }
     // %8 = sigmoid f64[8] -> v3
     // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -2147,39 +2369,81 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       }
     }
     // %195 = contract f64[69] -> v11
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v11_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v11_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v11_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 64], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 65], v4_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 66], v4_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 67], v4_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11_2[64 * L + l] = acc0_v_2[l];
+      v11_2[65 * L + l] = acc1_v_2[l];
+      v11_2[66 * L + l] = acc2_v_2[l];
+      v11_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2205,33 +2469,65 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
     // %92 = contract f64[69] -> v12
     // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v8_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v8_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v8_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v8_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v12_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v12_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v12_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v12_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v12_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v12_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v12_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v12_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v12_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v12_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v12_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v8_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v8_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v8_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v8_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12_2[64 * L + l] = acc0_v_2[l];
+      v12_2[65 * L + l] = acc1_v_2[l];
+      v12_2[66 * L + l] = acc2_v_2[l];
+      v12_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2338,39 +2634,81 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       }
     }
     // %192 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 64], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 65], v4_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 66], v4_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 67], v4_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -3527,33 +3865,40 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %1014 = contract f64[8] -> v20
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v10[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v10[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v10[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v10[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v10[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v10[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+    v20[4 * L + l] = acc4_v[l];
+    v20[5 * L + l] = acc5_v[l];
+    v20[6 * L + l] = acc6_v[l];
+    v20[7 * L + l] = acc7_v[l];
   }
   // %1017 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -3566,33 +3911,40 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %1010 = contract f64[8] -> v20
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v17[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 4) * L + l], v10[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 8) * L + l], v10[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 12) * L + l], v10[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v17[(i0 + 16) * L + l], v10[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v17[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v17[(i0 + 24) * L + l], v10[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v17[(i0 + 28) * L + l], v10[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+    v20[4 * L + l] = acc4_v[l];
+    v20[5 * L + l] = acc5_v[l];
+    v20[6 * L + l] = acc6_v[l];
+    v20[7 * L + l] = acc7_v[l];
   }
   // %1011 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -3618,33 +3970,40 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %1038 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v11[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v11[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v11[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v11[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v11[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v11[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
   }
   // %1041 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -3745,33 +4104,40 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     v25[68 * L + l] = acc2_v[l];
   }
   // %1034 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 4) * L + l], v11[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 8) * L + l], v11[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 12) * L + l], v11[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v18[(i0 + 16) * L + l], v11[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 24) * L + l], v11[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 28) * L + l], v11[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
   }
   // %1035 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4146,39 +4512,77 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %1077 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v11[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v11[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v11[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v11[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v11[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v11[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v11[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4275,39 +4679,77 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %1089 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v12[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v12[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v12[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v12[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v12[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v12[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v12[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v12[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v12[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v12[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 207) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 208) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 209) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 211) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 212) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 213) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[271 * L + l] += acc0_v[l];
+      u_stages_bar[272 * L + l] += acc1_v[l];
+      u_stages_bar[273 * L + l] += acc2_v[l];
+      u_stages_bar[274 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4404,39 +4846,77 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %1101 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v10[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v10[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v10[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v10[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 483) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 484) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 485) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 483) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 484) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 485) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 487) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 488) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 489) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 490) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v10[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v10[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v10[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[547 * L + l] += acc0_v[l];
+      u_stages_bar[548 * L + l] += acc1_v[l];
+      u_stages_bar[549 * L + l] += acc2_v[l];
+      u_stages_bar[550 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5054,33 +5534,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
   }
   // %1453 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v20[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 4) * L + l], v18[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 8) * L + l], v18[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 12) * L + l], v18[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v20[(i0 + 16) * L + l], v18[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v20[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v20[(i0 + 24) * L + l], v18[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v20[(i0 + 28) * L + l], v18[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v11[4 * L + l] = acc4_v[l];
+    v11[5 * L + l] = acc5_v[l];
+    v11[6 * L + l] = acc6_v[l];
+    v11[7 * L + l] = acc7_v[l];
   }
   // %1622 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5093,33 +5580,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
   }
   // %1200 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v18[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v18[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v18[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v18[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v18[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v18[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v11[4 * L + l] = acc4_v[l];
+    v11[5 * L + l] = acc5_v[l];
+    v11[6 * L + l] = acc6_v[l];
+    v11[7 * L + l] = acc7_v[l];
   }
   // %1201 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5177,33 +5671,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
   }
   // %1470 = contract f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v22[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 4) * L + l], v17[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 8) * L + l], v17[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 12) * L + l], v17[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v22[(i0 + 16) * L + l], v17[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v22[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v22[(i0 + 24) * L + l], v17[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v22[(i0 + 28) * L + l], v17[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+    v10[4 * L + l] = acc4_v[l];
+    v10[5 * L + l] = acc5_v[l];
+    v10[6 * L + l] = acc6_v[l];
+    v10[7 * L + l] = acc7_v[l];
   }
   // %1629 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5216,33 +5717,40 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
   }
   // %1362 = contract f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v17[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v17[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v17[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v17[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v17[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v17[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+    v10[4 * L + l] = acc4_v[l];
+    v10[5 * L + l] = acc5_v[l];
+    v10[6 * L + l] = acc6_v[l];
+    v10[7 * L + l] = acc7_v[l];
   }
   // %1363 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5800,6 +6308,10 @@ extern "C" void fwp_hebb_cde_sepsis_output(const void* /*ctx*/, double /*t*/, co
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_cde_sepsis.final_outputs: 32 nodes
   // %43 = layernorm f64[69] -> v0
   // fwp_hebb_cde_sepsis.ode:47: let q = softmax(Wq @ ln(x(T)))
@@ -5987,29 +6499,41 @@ extern "C" void fwp_hebb_cde_sepsis_output(const void* /*ctx*/, double /*t*/, co
   // %55 = contract f64[256] -> v4
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = relu f64[256] -> v5
@@ -6024,29 +6548,41 @@ extern "C" void fwp_hebb_cde_sepsis_output(const void* /*ctx*/, double /*t*/, co
   // %58 = contract f64[32] -> v3
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %61 = contract f64[1] -> v2
@@ -6137,6 +6673,10 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6147,21 +6687,33 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   // %304 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = layernorm f64[69] -> v1
@@ -6185,8 +6737,8 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e35 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e35 * e35);
+        const T e59 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e59 * e59);
       }
     }
   }
@@ -6322,8 +6874,8 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e135 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e135 * e135);
+        const T e159 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -6350,29 +6902,41 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   // %55 = contract f64[256] -> v8
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = add f64[256] -> v9
@@ -6387,29 +6951,41 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   // %306 = contract f64[256] -> v8
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %308 = mul f64[256] -> v10
@@ -6424,29 +7000,41 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   // %310 = contract f64[32] -> v8
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %312 = mul f64[32] -> v11
@@ -6580,33 +7168,40 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %450 = contract f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v11[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 4) * L + l], v4[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 8) * L + l], v4[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 12) * L + l], v4[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v11[(i0 + 16) * L + l], v4[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v11[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v11[(i0 + 24) * L + l], v4[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v11[(i0 + 28) * L + l], v4[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+    v15[4 * L + l] = acc4_v[l];
+    v15[5 * L + l] = acc5_v[l];
+    v15[6 * L + l] = acc6_v[l];
+    v15[7 * L + l] = acc7_v[l];
   }
   // %453 = mul f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6619,39 +7214,77 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %454 = contract f64[69] -> v17
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 4], v16[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 5], v16[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 6], v16[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 7], v16[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 64], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 65], v16[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 66], v16[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 67], v16[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[64 * L + l] = acc0_v[l];
+    v17[65 * L + l] = acc1_v[l];
+    v17[66 * L + l] = acc2_v[l];
+    v17[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6747,29 +7380,41 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   // %58 = contract f64[32] -> v4
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %303 = contract f64[1,32] -> d.out.weight

@@ -334,35 +334,51 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state(const void* /*ctx*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_code.init: 21 nodes
   // %47 = contract f64[256] -> v0
   // fwp_hebb_cde_sepsis_code.ode:58: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = relu f64[256] -> v1
@@ -377,29 +393,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state(const void* /*ctx*/, const v
   // %50 = contract f64[72] -> v0
   // fwp_hebb_cde_sepsis_code.ode:58: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 18; ++i0) {
+  for (int64_t i0 = 0; i0 < 9; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = reshape f64[8,9] -> v1
@@ -525,35 +553,51 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_code.init.vjp: 50 nodes
   // %47 = contract f64[256] -> v0
   // fwp_hebb_cde_sepsis_code.ode:58: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %48 = add f64[256] -> v1
@@ -577,29 +621,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
   // %50 = contract f64[72] -> v2
   // fwp_hebb_cde_sepsis_code.ode:58: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 18; ++i0) {
+  for (int64_t i0 = 0; i0 < 9; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %52 = reshape f64[8,9] -> v3
@@ -696,33 +752,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
     }
   }
   // %496 = contract f64[8] -> v3
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v6[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 4) * L + l], v7[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 8) * L + l], v7[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 12) * L + l], v7[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v6[(i0 + 16) * L + l], v7[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v6[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v6[(i0 + 24) * L + l], v7[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v6[(i0 + 28) * L + l], v7[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+    v3[4 * L + l] = acc4_v[l];
+    v3[5 * L + l] = acc5_v[l];
+    v3[6 * L + l] = acc6_v[l];
+    v3[7 * L + l] = acc7_v[l];
   }
   // %523 = pad f64[8,9] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -782,33 +845,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
     }
   }
   // %507 = contract f64[8] -> v3
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v4[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 4) * L + l], v9[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 8) * L + l], v9[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 12) * L + l], v9[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v4[(i0 + 16) * L + l], v9[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v4[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v4[(i0 + 24) * L + l], v9[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v4[(i0 + 28) * L + l], v9[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+    v3[4 * L + l] = acc4_v[l];
+    v3[5 * L + l] = acc5_v[l];
+    v3[6 * L + l] = acc6_v[l];
+    v3[7 * L + l] = acc7_v[l];
   }
   // %526 = pad f64[8,9] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -862,29 +932,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
     }
   }
   // %530 = contract f64[256] -> v11
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 72; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %531 = mul f64[256] -> v12
@@ -967,7 +1049,7 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
       u0_bar[140 * L + l] += acc2_v[l];
       u0_bar[141 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -975,12 +1057,12 @@ extern "C" void fwp_hebb_cde_sepsis_code_init_state_vjp(const void* /*ctx*/, con
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v12[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v12[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 138) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 142) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1012,6 +1094,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_field(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1021,29 +1107,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field(const void* /*ctx*/, double /*t*/
   // %2 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[32] -> v1
@@ -1077,8 +1175,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_field(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1105,29 +1203,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field(const void* /*ctx*/, double /*t*/
   // %11 = contract f64[40] -> v2
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 10; ++i0) {
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[8,5] -> v3
@@ -1185,29 +1295,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field(const void* /*ctx*/, double /*t*/
   // %20 = contract f64[32] -> v2
   // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       # from
   // x' (Eq. 24), no tanh
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %26 = mul f64[8,4] -> v3
@@ -1284,6 +1406,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1294,29 +1420,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
   // %2 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[32] -> v1
@@ -1350,8 +1488,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1378,29 +1516,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
   // %11 = contract f64[40] -> v3
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 10; ++i0) {
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[8,5] -> v4
@@ -1424,29 +1574,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
   // %20 = contract f64[32] -> v5
   // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       # from
   // x' (Eq. 24), no tanh
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = reshape f64[8,4] -> v6
@@ -1535,33 +1697,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %173 = contract f64[8] -> v4
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v7[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 4) * L + l], v5[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 8) * L + l], v5[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 12) * L + l], v5[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v7[(i0 + 16) * L + l], v5[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v7[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v7[(i0 + 24) * L + l], v5[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v7[(i0 + 28) * L + l], v5[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v4[4 * L + l] = acc4_v[l];
+    v4[5 * L + l] = acc5_v[l];
+    v4[6 * L + l] = acc6_v[l];
+    v4[7 * L + l] = acc7_v[l];
   }
   // %232 = pad f64[8,5] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1609,33 +1778,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %180 = contract f64[8] -> v5
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v7[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 4) * L + l], v6[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 8) * L + l], v6[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 12) * L + l], v6[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v7[(i0 + 16) * L + l], v6[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v7[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v7[(i0 + 24) * L + l], v6[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v7[(i0 + 28) * L + l], v6[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+    v5[4 * L + l] = acc4_v[l];
+    v5[5 * L + l] = acc5_v[l];
+    v5[6 * L + l] = acc6_v[l];
+    v5[7 * L + l] = acc7_v[l];
   }
   // %234 = pad f64[8,5] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1660,29 +1836,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %237 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 40; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %238 = mul f64[32] -> v6
@@ -1891,33 +2079,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
   }
   if (u_bar) {
     // %252 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1933,33 +2153,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_field_vjp(const void* /*ctx*/, double /
     // %116 = contract f64[69] -> d.dx
     // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       #
     // from x' (Eq. 24), no tanh
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v1[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v1[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v1[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v1[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v1[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v1[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v1[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v1[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2034,6 +2286,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2044,6 +2300,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
@@ -2058,29 +2318,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
   // %2 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[32] -> v1
@@ -2114,8 +2386,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e39 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e39 * e39);
+        const T e63 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e63 * e63);
       }
     }
   }
@@ -2142,29 +2414,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
   // %11 = contract f64[40] -> v3
   // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 10; ++i0) {
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[8,5] -> v4
@@ -2222,29 +2506,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
   // %20 = contract f64[32] -> v4
   // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       # from
   // x' (Eq. 24), no tanh
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(values_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(values_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(values_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = reshape f64[8,4] -> v7
@@ -2311,33 +2607,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %343 = contract f64[8] -> v9
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v7[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 4) * L + l], v8[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 8) * L + l], v8[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 12) * L + l], v8[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v7[(i0 + 16) * L + l], v8[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v7[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v7[(i0 + 24) * L + l], v8[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v7[(i0 + 28) * L + l], v8[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v9[4 * L + l] = acc4_v[l];
+    v9[5 * L + l] = acc5_v[l];
+    v9[6 * L + l] = acc6_v[l];
+    v9[7 * L + l] = acc7_v[l];
   }
   // %398 = pad f64[8,5] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2386,33 +2689,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %346 = contract f64[8] -> v9
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v3[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v3[(i0 + 4) * L + l], v7[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v3[(i0 + 8) * L + l], v7[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v3[(i0 + 12) * L + l], v7[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v3[(i0 + 16) * L + l], v7[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v3[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v3[(i0 + 24) * L + l], v7[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v3[(i0 + 28) * L + l], v7[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v9[4 * L + l] = acc4_v[l];
+    v9[5 * L + l] = acc5_v[l];
+    v9[6 * L + l] = acc6_v[l];
+    v9[7 * L + l] = acc7_v[l];
   }
   // %401 = pad f64[8,5] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2438,29 +2748,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %404 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 40; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %405 = mul f64[32] -> v4
@@ -2675,29 +2997,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     // %2 = contract f64[32] -> v0
     // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
     // 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %4 = add f64[32] -> v1
@@ -2731,8 +3065,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e388 = v1_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e388 * e388);
+          const T e556 = v1_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e556 * e556);
         }
       }
     }
@@ -2759,29 +3093,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     // %11 = contract f64[40] -> v3
     // fwp_hebb_cde_sepsis_code.ode:64: let kl = reshape(kb(proj_norm(proj(x(t)))), [heads, d_head +
     // 1])
-    for (int64_t i0 = 0; i0 < 10; ++i0) {
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kb_weight[i0 * 128 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kb_weight[i0 * 128 + i1 + 32], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kb_weight[i0 * 128 + i1 + 64], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kb_weight[i0 * 128 + i1 + 96], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kb_weight[i0 * 256 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 32], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 64], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 96], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 128], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 160], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 192], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kb_weight[i0 * 256 + i1 + 224], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %14 = reshape f64[8,5] -> v4
@@ -2805,29 +3151,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     // %20 = contract f64[32] -> v3
     // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       #
     // from x' (Eq. 24), no tanh
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(values_weight[i0 * 276 + i1], dx[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(values_weight[i0 * 276 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(values_weight[i0 * 552 + i1], dx[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 276], dx[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 345], dx[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 414], dx[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(values_weight[i0 * 552 + i1 + 483], dx[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %23 = reshape f64[8,4] -> v5
@@ -2918,34 +3276,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %173 = contract f64[8] -> v4
-    for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
+        acc0_v_2[l] = std::fma(v6_2[i0 * L + l], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(v6_2[(i0 + 4) * L + l], v3_2[(i0 + 4) * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(v6_2[(i0 + 8) * L + l], v3_2[(i0 + 8) * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(v6_2[(i0 + 12) * L + l], v3_2[(i0 + 12) * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(v6_2[(i0 + 16) * L + l], v3_2[(i0 + 16) * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(v6_2[(i0 + 20) * L + l], v3_2[(i0 + 20) * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(v6_2[(i0 + 24) * L + l], v3_2[(i0 + 24) * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(v6_2[(i0 + 28) * L + l], v3_2[(i0 + 28) * L + l], acc7_v_2[l]);
       }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 16 + i1) * L + l], v3_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 4) * L + l], v3_2[(i0 * 16 + i1 + 4) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 8) * L + l], v3_2[(i0 * 16 + i1 + 8) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v3_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[l] = acc0_v_2[l];
+      v4_2[1 * L + l] = acc1_v_2[l];
+      v4_2[2 * L + l] = acc2_v_2[l];
+      v4_2[3 * L + l] = acc3_v_2[l];
+      v4_2[4 * L + l] = acc4_v_2[l];
+      v4_2[5 * L + l] = acc5_v_2[l];
+      v4_2[6 * L + l] = acc6_v_2[l];
+      v4_2[7 * L + l] = acc7_v_2[l];
     }
     // %232 = pad f64[8,5] -> v8
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2996,34 +3360,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %180 = contract f64[8] -> v3
-    for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
+        acc0_v_2[l] = std::fma(v6_2[i0 * L + l], v5_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(v6_2[(i0 + 4) * L + l], v5_2[(i0 + 4) * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(v6_2[(i0 + 8) * L + l], v5_2[(i0 + 8) * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(v6_2[(i0 + 12) * L + l], v5_2[(i0 + 12) * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(v6_2[(i0 + 16) * L + l], v5_2[(i0 + 16) * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(v6_2[(i0 + 20) * L + l], v5_2[(i0 + 20) * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(v6_2[(i0 + 24) * L + l], v5_2[(i0 + 24) * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(v6_2[(i0 + 28) * L + l], v5_2[(i0 + 28) * L + l], acc7_v_2[l]);
       }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 16 + i1) * L + l], v5_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 4) * L + l], v5_2[(i0 * 16 + i1 + 4) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 8) * L + l], v5_2[(i0 * 16 + i1 + 8) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v5_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[l] = acc0_v_2[l];
+      v3_2[1 * L + l] = acc1_v_2[l];
+      v3_2[2 * L + l] = acc2_v_2[l];
+      v3_2[3 * L + l] = acc3_v_2[l];
+      v3_2[4 * L + l] = acc4_v_2[l];
+      v3_2[5 * L + l] = acc5_v_2[l];
+      v3_2[6 * L + l] = acc6_v_2[l];
+      v3_2[7 * L + l] = acc7_v_2[l];
     }
     // %234 = pad f64[8,5] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -3048,29 +3418,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %237 = contract f64[32] -> v5
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 40; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 32], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kb_weight[i0 * 4 + i1 * 32 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kb_weight[i0 * 8 + i1 * 32 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %238 = mul f64[32] -> v3
@@ -3161,33 +3543,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %252 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(proj_weight[i0 * 69 + 64], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(proj_weight[i0 * 69 + 65], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(proj_weight[i0 * 69 + 66], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(proj_weight[i0 * 69 + 67], v4_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v_2[l];
+      u_bar[65 * L + l] += acc1_v_2[l];
+      u_bar[66 * L + l] += acc2_v_2[l];
+      u_bar[67 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -3223,36 +3637,72 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_field(const void* /*ctx*/, doub
     // %116 = contract f64[69] -> d.dx
     // fwp_hebb_cde_sepsis_code.ode:67: let v  = reshape(values(dx(t)), [heads, d_head])       #
     // from x' (Eq. 24), no tanh
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(values_weight[i0 * 69 + 64], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(values_weight[i0 * 69 + 65], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(values_weight[i0 * 69 + 66], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(values_weight[i0 * 69 + 67], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4522,33 +4972,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1351 = contract f64[8] -> v19
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v16[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 4) * L + l], v22[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 8) * L + l], v22[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 12) * L + l], v22[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v16[(i0 + 16) * L + l], v22[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v16[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v16[(i0 + 24) * L + l], v22[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v16[(i0 + 28) * L + l], v22[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+    v19[4 * L + l] = acc4_v[l];
+    v19[5 * L + l] = acc5_v[l];
+    v19[6 * L + l] = acc6_v[l];
+    v19[7 * L + l] = acc7_v[l];
   }
   // %1353 = pad f64[8,5] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4591,33 +5048,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1399 = contract f64[8] -> v24
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v17[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 4) * L + l], v22[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 8) * L + l], v22[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 12) * L + l], v22[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v17[(i0 + 16) * L + l], v22[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v17[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v17[(i0 + 24) * L + l], v22[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v17[(i0 + 28) * L + l], v22[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc0_v[l];
+    v24[1 * L + l] = acc1_v[l];
+    v24[2 * L + l] = acc2_v[l];
+    v24[3 * L + l] = acc3_v[l];
+    v24[4 * L + l] = acc4_v[l];
+    v24[5 * L + l] = acc5_v[l];
+    v24[6 * L + l] = acc6_v[l];
+    v24[7 * L + l] = acc7_v[l];
   }
   // %1401 = pad f64[8,5] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4722,33 +5186,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1355 = contract f64[8] -> v19
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v12[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 4) * L + l], v9[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 8) * L + l], v9[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 12) * L + l], v9[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v12[(i0 + 16) * L + l], v9[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v12[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v12[(i0 + 24) * L + l], v9[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v12[(i0 + 28) * L + l], v9[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+    v19[4 * L + l] = acc4_v[l];
+    v19[5 * L + l] = acc5_v[l];
+    v19[6 * L + l] = acc6_v[l];
+    v19[7 * L + l] = acc7_v[l];
   }
   // %1359 = pad f64[8,5] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4774,33 +5245,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1403 = contract f64[8] -> v19
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v15[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 4) * L + l], v26[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 8) * L + l], v26[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 12) * L + l], v26[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v15[(i0 + 16) * L + l], v26[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v15[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v15[(i0 + 24) * L + l], v26[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v15[(i0 + 28) * L + l], v26[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v26[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v26[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v26[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v26[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+    v19[4 * L + l] = acc4_v[l];
+    v19[5 * L + l] = acc5_v[l];
+    v19[6 * L + l] = acc6_v[l];
+    v19[7 * L + l] = acc7_v[l];
   }
   // %1407 = pad f64[8,5] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4826,33 +5304,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1379 = contract f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v11[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 4) * L + l], v27[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 8) * L + l], v27[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 12) * L + l], v27[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v11[(i0 + 16) * L + l], v27[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v11[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v11[(i0 + 24) * L + l], v27[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v11[(i0 + 28) * L + l], v27[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 16 + i1) * L + l], v27[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 4) * L + l], v27[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 8) * L + l], v27[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 12) * L + l], v27[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+    v15[4 * L + l] = acc4_v[l];
+    v15[5 * L + l] = acc5_v[l];
+    v15[6 * L + l] = acc6_v[l];
+    v15[7 * L + l] = acc7_v[l];
   }
   // %1383 = pad f64[8,5] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4871,33 +5356,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %1375 = contract f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v18[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 4) * L + l], v22[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 8) * L + l], v22[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 12) * L + l], v22[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v18[(i0 + 16) * L + l], v22[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 24) * L + l], v22[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 28) * L + l], v22[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+    v15[4 * L + l] = acc4_v[l];
+    v15[5 * L + l] = acc5_v[l];
+    v15[6 * L + l] = acc6_v[l];
+    v15[7 * L + l] = acc7_v[l];
   }
   // %1377 = pad f64[8,5] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5301,33 +5793,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   }
   if (u_stages_bar) {
     // %1454 = contract f64[69] -> d.x@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v26[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v26[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v26[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v26[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v26[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v26[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v26[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v26[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[64 * L + l] += acc0_v[l];
+      u_stages_bar[65 * L + l] += acc1_v[l];
+      u_stages_bar[66 * L + l] += acc2_v[l];
+      u_stages_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5341,33 +5865,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
     // %1455 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v1[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v1[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v1[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v1[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v1[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v1[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v1[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v1[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v1[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v1[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v1[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v1[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5381,33 +5937,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
     // %1456 = contract f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v7[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v7[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v7[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v7[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 145) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 146) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 147) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 148) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 145) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 146) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 147) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 148) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 149) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 150) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 151) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 152) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v7[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v7[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v7[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v7[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[209 * L + l] += acc0_v[l];
+      u_stages_bar[210 * L + l] += acc1_v[l];
+      u_stages_bar[211 * L + l] += acc2_v[l];
+      u_stages_bar[212 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5421,33 +6009,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       u_stages_bar[213 * L + l] += acc0_v[l];
     }
     // %1457 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v2[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v2[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v2[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v2[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 214) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 215) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 216) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 215) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 216) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 218) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 219) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 220) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 221) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v2[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v2[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v2[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v2[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[278 * L + l] += acc0_v[l];
+      u_stages_bar[279 * L + l] += acc1_v[l];
+      u_stages_bar[280 * L + l] += acc2_v[l];
+      u_stages_bar[281 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5461,33 +6081,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
     // %1458 = contract f64[69] -> d.x@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v22[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v22[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v22[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v22[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 435) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 436) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 437) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 438) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 435) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 436) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 437) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 438) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 439) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 440) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 441) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 442) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v22[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v22[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v22[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v22[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[499 * L + l] += acc0_v[l];
+      u_stages_bar[500 * L + l] += acc1_v[l];
+      u_stages_bar[501 * L + l] += acc2_v[l];
+      u_stages_bar[502 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5501,33 +6153,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       u_stages_bar[503 * L + l] += acc0_v[l];
     }
     // %1459 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 4], v3[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 5], v3[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 6], v3[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(values_weight[i0 * 8 + i1 * 69 + 7], v3[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 504) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 505) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 506) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 504) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 505) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 506) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 508) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 509) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 510) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 511) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 64], v3[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 69 + 65], v3[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 69 + 66], v3[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 69 + 67], v3[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[568 * L + l] += acc0_v[l];
+      u_stages_bar[569 * L + l] += acc1_v[l];
+      u_stages_bar[570 * L + l] += acc2_v[l];
+      u_stages_bar[571 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -6226,33 +6910,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %1994 = contract f64[8] -> v21
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v15[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 4) * L + l], v13[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 8) * L + l], v13[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 12) * L + l], v13[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v15[(i0 + 16) * L + l], v13[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v15[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v15[(i0 + 24) * L + l], v13[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v15[(i0 + 28) * L + l], v13[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v13[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = acc0_v[l];
+    v21[1 * L + l] = acc1_v[l];
+    v21[2 * L + l] = acc2_v[l];
+    v21[3 * L + l] = acc3_v[l];
+    v21[4 * L + l] = acc4_v[l];
+    v21[5 * L + l] = acc5_v[l];
+    v21[6 * L + l] = acc6_v[l];
+    v21[7 * L + l] = acc7_v[l];
   }
   // %2262 = pad f64[8,5] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6298,33 +6989,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %2001 = contract f64[8] -> v13
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v0[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v0[(i0 + 4) * L + l], v21[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v0[(i0 + 8) * L + l], v21[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v0[(i0 + 12) * L + l], v21[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v0[(i0 + 16) * L + l], v21[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v0[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v0[(i0 + 24) * L + l], v21[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v0[(i0 + 28) * L + l], v21[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
+    v13[4 * L + l] = acc4_v[l];
+    v13[5 * L + l] = acc5_v[l];
+    v13[6 * L + l] = acc6_v[l];
+    v13[7 * L + l] = acc7_v[l];
   }
   // %2264 = pad f64[8,5] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6434,33 +7132,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %2052 = contract f64[8] -> v20
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v8[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 4) * L + l], v3[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 8) * L + l], v3[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 12) * L + l], v3[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v8[(i0 + 16) * L + l], v3[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v8[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v8[(i0 + 24) * L + l], v3[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v8[(i0 + 28) * L + l], v3[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+    v20[4 * L + l] = acc4_v[l];
+    v20[5 * L + l] = acc5_v[l];
+    v20[6 * L + l] = acc6_v[l];
+    v20[7 * L + l] = acc7_v[l];
   }
   // %2285 = pad f64[8,5] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6567,33 +7272,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %2041 = contract f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v12[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 4) * L + l], v20[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 8) * L + l], v20[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 12) * L + l], v20[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v12[(i0 + 16) * L + l], v20[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v12[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v12[(i0 + 24) * L + l], v20[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v12[(i0 + 28) * L + l], v20[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
   }
   // %2283 = pad f64[8,5] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6619,33 +7331,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %2090 = contract f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v23[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 4) * L + l], v22[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 8) * L + l], v22[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 12) * L + l], v22[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v23[(i0 + 16) * L + l], v22[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v23[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v23[(i0 + 24) * L + l], v22[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v23[(i0 + 28) * L + l], v22[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
   }
   // %2305 = pad f64[8,5] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6664,33 +7383,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %2101 = contract f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 4) * L + l], v15[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 8) * L + l], v15[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 12) * L + l], v15[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v1[(i0 + 16) * L + l], v15[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v1[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v1[(i0 + 24) * L + l], v15[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v1[(i0 + 28) * L + l], v15[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
   }
   // %2307 = pad f64[8,5] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -7238,6 +7964,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7247,29 +7977,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   // %71 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:71: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %72 = add f64[32] -> v1
@@ -7303,8 +8045,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -7331,29 +8073,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   // %76 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:71: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %78 = reshape f64[8,4] -> v1
@@ -7433,29 +8187,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   // %83 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %84 = add f64[32] -> v1
@@ -7489,8 +8255,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e168 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e168 * e168);
+        const T e240 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e240 * e240);
       }
     }
   }
@@ -7517,29 +8283,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   // %88 = contract f64[256] -> v4
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %90 = relu f64[256] -> v5
@@ -7554,29 +8332,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output(const void* /*ctx*/, double /*t*
   // %91 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %94 = contract f64[1] -> v2
@@ -7678,6 +8468,10 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7688,49 +8482,73 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %541 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %71 = contract f64[32] -> v1
   // fwp_hebb_cde_sepsis_code.ode:71: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %72 = add f64[32] -> v2
@@ -7764,8 +8582,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e62 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e62 * e62);
+        const T e110 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e110 * e110);
       }
     }
   }
@@ -7792,29 +8610,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %76 = contract f64[32] -> v4
   // fwp_hebb_cde_sepsis_code.ode:71: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %78 = reshape f64[8,4] -> v5
@@ -7894,29 +8724,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %83 = contract f64[32] -> v7
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 160], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 256 + i1 + 224], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %84 = add f64[32] -> v8
@@ -7950,8 +8792,8 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e192 = v8[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e192 * e192);
+        const T e288 = v8[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e288 * e288);
       }
     }
   }
@@ -7978,29 +8820,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %88 = contract f64[256] -> v10
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %89 = add f64[256] -> v11
@@ -8015,29 +8869,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %543 = contract f64[256] -> v10
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %545 = mul f64[256] -> v12
@@ -8052,29 +8918,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %547 = contract f64[32] -> v10
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %549 = mul f64[32] -> v13
@@ -8170,29 +9048,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
     }
   }
   // %726 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 32 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %728 = contract f64[8,4,4] -> d.W
@@ -8275,33 +9165,40 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
     }
   }
   // %730 = contract f64[8] -> v13
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v2[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 4) * L + l], v4[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 8) * L + l], v4[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 12) * L + l], v4[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v2[(i0 + 16) * L + l], v4[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v2[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v2[(i0 + 24) * L + l], v4[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v2[(i0 + 28) * L + l], v4[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
+    v13[4 * L + l] = acc4_v[l];
+    v13[5 * L + l] = acc5_v[l];
+    v13[6 * L + l] = acc6_v[l];
+    v13[7 * L + l] = acc7_v[l];
   }
   // %733 = mul f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -8321,29 +9218,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
     }
   }
   // %735 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 4 + i1 * 32], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 4 + i1 * 32 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 4 + i1 * 32 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 4 + i1 * 32 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 8 + i1 * 32 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %736 = mul f64[32] -> v13
@@ -8496,29 +9405,41 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   // %91 = contract f64[32] -> v1
   // fwp_hebb_cde_sepsis_code.ode:72: out(ff(out_proj(reshape(transpose(W(T)) @ q, [d_model]))))  #
   // Eq. 25, read as the code reads it
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %540 = contract f64[1,32] -> d.out.weight
@@ -8628,33 +9549,65 @@ extern "C" void fwp_hebb_cde_sepsis_code_output_vjp(const void* /*ctx*/, double 
   }
   if (u_bar) {
     // %751 = contract f64[69] -> d.x@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v18[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v18[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v18[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v18[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v18[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v18[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v18[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v18[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {

@@ -334,35 +334,51 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state(const void* /*ctx*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.init: 21 nodes
   // %38 = contract f64[256] -> v0
   // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %40 = relu f64[256] -> v1
@@ -377,29 +393,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state(const void* /*ctx*/, const
   // %41 = contract f64[72] -> v0
   // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 18; ++i0) {
+  for (int64_t i0 = 0; i0 < 9; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = reshape f64[8,9] -> v1
@@ -526,35 +554,51 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.init.vjp: 50 nodes
   // %38 = contract f64[256] -> v0
   // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %39 = add f64[256] -> v1
@@ -578,29 +622,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
   // %41 = contract f64[72] -> v2
   // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1])
-  for (int64_t i0 = 0; i0 < 18; ++i0) {
+  for (int64_t i0 = 0; i0 < 9; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = reshape f64[8,9] -> v3
@@ -723,33 +779,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
     }
   }
   // %379 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 4) * L + l], v3[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 8) * L + l], v3[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 12) * L + l], v3[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v2[(i0 + 16) * L + l], v3[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v2[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v2[(i0 + 24) * L + l], v3[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v2[(i0 + 28) * L + l], v3[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
   }
   // %393 = pad f64[8,9] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -809,33 +872,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
     }
   }
   // %372 = contract f64[8] -> v4
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v2[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 4) * L + l], v5[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 8) * L + l], v5[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 12) * L + l], v5[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v2[(i0 + 16) * L + l], v5[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v2[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v2[(i0 + 24) * L + l], v5[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v2[(i0 + 28) * L + l], v5[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v4[4 * L + l] = acc4_v[l];
+    v4[5 * L + l] = acc5_v[l];
+    v4[6 * L + l] = acc6_v[l];
+    v4[7 * L + l] = acc7_v[l];
   }
   // %390 = pad f64[8,9] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -863,29 +933,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
     }
   }
   // %397 = contract f64[256] -> v11
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 72; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %398 = mul f64[256] -> v12
@@ -968,7 +1050,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
       u0_bar[140 * L + l] += acc2_v[l];
       u0_bar[141 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -976,12 +1058,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v12[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v12[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 138) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 142) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1015,6 +1097,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field: 20 nodes
   // %1 = layernorm f64[69] -> v0
   // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
@@ -1125,30 +1211,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
   }
   // %7 = contract f64[8] -> v0
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v1
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -1443,30 +1539,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
   }
   // %7 = contract f64[8] -> v6
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v6[4 * L + l] = acc4_v[l];
+    v6[5 * L + l] = acc5_v[l];
+    v6[6 * L + l] = acc6_v[l];
+    v6[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v7
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -1541,39 +1647,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %220 = contract f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v2[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v2[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v2[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v2[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 64], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 65], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 66], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 67], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[64 * L + l] = acc0_v[l];
+    v10[65 * L + l] = acc1_v[l];
+    v10[66 * L + l] = acc2_v[l];
+    v10[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1598,33 +1742,65 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
   }
   // %113 = contract f64[69] -> v11
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[64 * L + l] = acc0_v[l];
+    v11[65 * L + l] = acc1_v[l];
+    v11[66 * L + l] = acc2_v[l];
+    v11[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -1844,39 +2020,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
     // %217 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v2[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v2[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v2[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v2[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2092,30 +2306,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   }
   // %7 = contract f64[8] -> v2
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 69], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 138], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 207], v1[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 + 276], v1[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 345], v1[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 414], v1[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 483], v1[i0 * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+    v2[4 * L + l] = acc4_v[l];
+    v2[5 * L + l] = acc5_v[l];
+    v2[6 * L + l] = acc6_v[l];
+    v2[7 * L + l] = acc7_v[l];
   }
   // %8 = sigmoid f64[8] -> v5
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -2275,39 +2499,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %316 = contract f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v6[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v6[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v6[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v6[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 64], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 65], v6[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 66], v6[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 67], v6[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[64 * L + l] = acc0_v[l];
+    v11[65 * L + l] = acc1_v[l];
+    v11[66 * L + l] = acc2_v[l];
+    v11[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2332,33 +2594,65 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   }
   // %264 = contract f64[69] -> v12
   // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[64 * L + l] = acc0_v[l];
+    v12[65 * L + l] = acc1_v[l];
+    v12[66 * L + l] = acc2_v[l];
+    v12[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2549,8 +2843,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e367 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e367 * e367);
+          const T e487 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e487 * e487);
         }
       }
     }
@@ -2705,30 +2999,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
     // %7 = contract f64[8] -> v8
     // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
+        acc0_v_2[l] = std::fma(Wb[i0], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 + 69], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 + 138], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 + 207], v3_2[i0 * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(Wb[i0 + 276], v3_2[i0 * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(Wb[i0 + 345], v3_2[i0 * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(Wb[i0 + 414], v3_2[i0 * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(Wb[i0 + 483], v3_2[i0 * L + l], acc7_v_2[l]);
       }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8_2[l] = acc0_v_2[l];
+      v8_2[1 * L + l] = acc1_v_2[l];
+      v8_2[2 * L + l] = acc2_v_2[l];
+      v8_2[3 * L + l] = acc3_v_2[l];
+      v8_2[4 * L + l] = acc4_v_2[l];
+      v8_2[5 * L + l] = acc5_v_2[l];
+      v8_2[6 * L + l] = acc6_v_2[l];
+      v8_2[7 * L + l] = acc7_v_2[l];
     }
     // %8 = sigmoid f64[8] -> v3
     // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
@@ -2805,39 +3109,81 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %220 = contract f64[69] -> v11
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 4], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 5], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 6], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 276 + i2 * 69 + 7], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v11_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v11_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v11_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v11_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v11_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v11_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v11_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 64], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 65], v4_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 66], v4_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 276 + i1 * 69 + 67], v4_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11_2[64 * L + l] = acc0_v_2[l];
+      v11_2[65 * L + l] = acc1_v_2[l];
+      v11_2[66 * L + l] = acc2_v_2[l];
+      v11_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2863,33 +3209,65 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
     // %113 = contract f64[69] -> v12
     // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v8_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v8_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v8_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v8_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v12_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v12_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v12_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v12_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v12_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v12_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v12_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v12_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v12_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v12_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v12_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v8_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v8_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v8_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v8_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12_2[64 * L + l] = acc0_v_2[l];
+      v12_2[65 * L + l] = acc1_v_2[l];
+      v12_2[66 * L + l] = acc2_v_2[l];
+      v12_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2996,39 +3374,81 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %217 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 64], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 65], v4_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 66], v4_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 276 + i1 * 69 + 67], v4_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4187,33 +4607,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1117 = contract f64[8] -> v20
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v10[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v10[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v10[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v10[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v10[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v10[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+    v20[4 * L + l] = acc4_v[l];
+    v20[5 * L + l] = acc5_v[l];
+    v20[6 * L + l] = acc6_v[l];
+    v20[7 * L + l] = acc7_v[l];
   }
   // %1120 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4226,33 +4653,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1113 = contract f64[8] -> v20
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v17[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 4) * L + l], v10[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 8) * L + l], v10[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 12) * L + l], v10[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v17[(i0 + 16) * L + l], v10[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v17[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v17[(i0 + 24) * L + l], v10[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v17[(i0 + 28) * L + l], v10[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+    v20[4 * L + l] = acc4_v[l];
+    v20[5 * L + l] = acc5_v[l];
+    v20[6 * L + l] = acc6_v[l];
+    v20[7 * L + l] = acc7_v[l];
   }
   // %1114 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4278,33 +4712,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   // %1141 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v11[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v11[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v11[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v11[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v11[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v11[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
   }
   // %1144 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4405,33 +4846,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v25[68 * L + l] = acc2_v[l];
   }
   // %1137 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 4) * L + l], v11[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 8) * L + l], v11[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 12) * L + l], v11[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v18[(i0 + 16) * L + l], v11[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 24) * L + l], v11[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 28) * L + l], v11[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
   }
   // %1138 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4806,39 +5254,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
     // %1180 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v11[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v11[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v11[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v11[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v11[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v11[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v11[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4935,39 +5421,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
     // %1192 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v12[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v12[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v12[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v12[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v12[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v12[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v12[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v12[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v12[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v12[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 214) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 215) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 216) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 215) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 216) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 217) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 218) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 219) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 220) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 221) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[278 * L + l] += acc0_v[l];
+      u_stages_bar[279 * L + l] += acc1_v[l];
+      u_stages_bar[280 * L + l] += acc2_v[l];
+      u_stages_bar[281 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5064,39 +5588,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
     // %1204 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 4], v10[(i1 * 4 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 5], v10[(i1 * 4 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 6], v10[(i1 * 4 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 276 + i2 * 69 + 7], v10[(i1 * 4 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 504) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 505) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 506) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 504) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 505) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 506) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 507) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 508) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 509) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 510) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 511) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 64], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 65], v10[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 66], v10[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 67], v10[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[568 * L + l] += acc0_v[l];
+      u_stages_bar[569 * L + l] += acc1_v[l];
+      u_stages_bar[570 * L + l] += acc2_v[l];
+      u_stages_bar[571 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5716,33 +6278,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     }
   }
   // %1571 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v20[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 4) * L + l], v18[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 8) * L + l], v18[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 12) * L + l], v18[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v20[(i0 + 16) * L + l], v18[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v20[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v20[(i0 + 24) * L + l], v18[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v20[(i0 + 28) * L + l], v18[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v11[4 * L + l] = acc4_v[l];
+    v11[5 * L + l] = acc5_v[l];
+    v11[6 * L + l] = acc6_v[l];
+    v11[7 * L + l] = acc7_v[l];
   }
   // %1740 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5755,33 +6324,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     }
   }
   // %1303 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v18[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v18[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v18[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v18[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v18[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v18[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v11[4 * L + l] = acc4_v[l];
+    v11[5 * L + l] = acc5_v[l];
+    v11[6 * L + l] = acc6_v[l];
+    v11[7 * L + l] = acc7_v[l];
   }
   // %1304 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5839,33 +6415,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     }
   }
   // %1588 = contract f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v22[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 4) * L + l], v17[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 8) * L + l], v17[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 12) * L + l], v17[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v22[(i0 + 16) * L + l], v17[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v22[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v22[(i0 + 24) * L + l], v17[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v22[(i0 + 28) * L + l], v17[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+    v10[4 * L + l] = acc4_v[l];
+    v10[5 * L + l] = acc5_v[l];
+    v10[6 * L + l] = acc6_v[l];
+    v10[7 * L + l] = acc7_v[l];
   }
   // %1747 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -5878,33 +6461,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     }
   }
   // %1477 = contract f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v19[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 4) * L + l], v17[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 8) * L + l], v17[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 12) * L + l], v17[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v19[(i0 + 16) * L + l], v17[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 24) * L + l], v17[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 28) * L + l], v17[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+    v10[4 * L + l] = acc4_v[l];
+    v10[5 * L + l] = acc5_v[l];
+    v10[6 * L + l] = acc6_v[l];
+    v10[7 * L + l] = acc7_v[l];
   }
   // %1478 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -6475,6 +7065,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_cde_sepsis_static.final_outputs: 32 nodes
   // %62 = layernorm f64[69] -> v0
   // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
@@ -6662,29 +7256,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
   // %74 = contract f64[256] -> v4
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %76 = relu f64[256] -> v5
@@ -6699,29 +7305,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
   // %77 = contract f64[32] -> v3
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %80 = contract f64[1] -> v2
@@ -6812,6 +7430,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6822,21 +7444,33 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   // %407 = contract f64[32] -> v0
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %62 = layernorm f64[69] -> v1
@@ -6860,8 +7494,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e35 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e35 * e35);
+        const T e59 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e59 * e59);
       }
     }
   }
@@ -6997,8 +7631,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e135 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e135 * e135);
+        const T e159 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e159 * e159);
       }
     }
   }
@@ -7025,29 +7659,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   // %74 = contract f64[256] -> v8
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 128 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 32], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 64], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 128 + i1 + 96], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 32], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 96], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 160], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 256 + i1 + 224], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = add f64[256] -> v9
@@ -7062,29 +7708,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   // %409 = contract f64[256] -> v8
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 256 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %411 = mul f64[256] -> v10
@@ -7099,29 +7757,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   // %413 = contract f64[32] -> v8
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 32 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %415 = mul f64[32] -> v11
@@ -7255,33 +7925,40 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     }
   }
   // %553 = contract f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc0_v[l] = std::fma(v11[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 4) * L + l], v4[(i0 + 4) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 8) * L + l], v4[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 12) * L + l], v4[(i0 + 12) * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(v11[(i0 + 16) * L + l], v4[(i0 + 16) * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(v11[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(v11[(i0 + 24) * L + l], v4[(i0 + 24) * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(v11[(i0 + 28) * L + l], v4[(i0 + 28) * L + l], acc7_v[l]);
     }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+    v15[4 * L + l] = acc4_v[l];
+    v15[5 * L + l] = acc5_v[l];
+    v15[6 * L + l] = acc6_v[l];
+    v15[7 * L + l] = acc7_v[l];
   }
   // %556 = mul f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -7294,39 +7971,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     }
   }
   // %557 = contract f64[69] -> v17
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 4], v16[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 5], v16[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 6], v16[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 276 + i2 * 69 + 7], v16[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 64], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 65], v16[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 66], v16[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 276 + i1 * 69 + 67], v16[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[64 * L + l] = acc0_v[l];
+    v17[65 * L + l] = acc1_v[l];
+    v17[66 * L + l] = acc2_v[l];
+    v17[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -7422,29 +8137,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   // %77 = contract f64[32] -> v4
   // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 256], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 768], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1280], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1792], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %406 = contract f64[1,32] -> d.out.weight

@@ -364,6 +364,10 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_node.field: 18 nodes
   // %1 = layernorm f64[69] -> v0
   // fwp_hebb_node.ode:42: let u    = ln(x(t))
@@ -530,29 +534,41 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
   // %7 = contract f64[32] -> v0
   // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
   // sigma(beta)
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v1
@@ -631,6 +647,10 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_node.field.vjp: 68 nodes
   // %1 = layernorm f64[69] -> v0
@@ -836,60 +856,88 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %80 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v5[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v5[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v5[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v5[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = contract f64[32] -> v7
   // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
   // sigma(beta)
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v8
@@ -913,33 +961,65 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %86 = contract f64[69] -> v4
   // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
   // sigma(beta)
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[64 * L + l] = acc0_v[l];
+    v4[65 * L + l] = acc1_v[l];
+    v4[66 * L + l] = acc2_v[l];
+    v4[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1013,37 +1093,73 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %99 = contract f64[32,69] -> v11
   // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 4], v9[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 5], v9[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 6], v9[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 7], v9[(i0 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v11[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v11[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v11[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v11[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v11[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v11[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v11[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1067,32 +1183,48 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %142 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v3[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v3[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v3[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v3[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %192 = mul f64[32,5] -> v2
@@ -1107,37 +1239,73 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %193 = contract f64[32,69] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 4], v2[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 5], v2[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 6], v2[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 7], v2[(i0 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v12[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v12[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v12[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1393,6 +1561,10 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -1404,6 +1576,10 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 24426; ++i) {
     dtheta[i] = 0.0f;
@@ -1574,29 +1750,41 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %7 = contract f64[32] -> v2
   // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
   // sigma(beta)
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v6
@@ -1670,32 +1858,48 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %238 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %239 = mul f64[32] -> v9
@@ -1710,33 +1914,65 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %241 = contract f64[69] -> v10
   // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
   // sigma(beta)
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[64 * L + l] = acc0_v[l];
+    v10[65 * L + l] = acc1_v[l];
+    v10[66 * L + l] = acc2_v[l];
+    v10[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1759,32 +1995,48 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %275 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %293 = mul f64[32,5] -> v7
@@ -1799,37 +2051,73 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %294 = contract f64[32,69] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v7[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 1], v7[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v7[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 2], v7[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v7[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 3], v7[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 4], v7[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 5], v7[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 6], v7[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 7], v7[(i0 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v12[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v12[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v12[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v12[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v12[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v12[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1895,37 +2183,73 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %251 = contract f64[32,69] -> v13
   // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 4], v2[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 5], v2[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 6], v2[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 7], v2[(i0 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8) * L + l] = acc0_v[l];
+        v13[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v13[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v13[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v13[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 69 + 64) * L + l] = acc0_v[l];
+      v13[(i0 * 69 + 65) * L + l] = acc1_v[l];
+      v13[(i0 * 69 + 66) * L + l] = acc2_v[l];
+      v13[(i0 * 69 + 67) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2096,8 +2420,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e428 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e428 * e428);
+          const T e644 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e644 * e644);
         }
       }
     }
@@ -2281,61 +2605,89 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %80 = contract f64[32] -> v6
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 20 + i1) * L + l], v7_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 5) * L + l], v7_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v4_2[(i0 * 40 + i1) * L + l], v7_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 5) * L + l], v7_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v7_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v7_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v7_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %7 = contract f64[32] -> v9
     // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
     // sigma(beta)
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[32] -> v3
@@ -2359,33 +2711,65 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %86 = contract f64[69] -> v6
     // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
     // sigma(beta)
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v9_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v9_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v9_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v9_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6_2[64 * L + l] = acc0_v_2[l];
+      v6_2[65 * L + l] = acc1_v_2[l];
+      v6_2[66 * L + l] = acc2_v_2[l];
+      v6_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2460,37 +2844,77 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %99 = contract f64[32,69] -> v12
     // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10_2[(i0 * 5 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69], v10_2[(i0 * 5 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1],
+            acc1_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 1],
                                    v10_2[(i0 * 5 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2],
+            acc2_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 2],
                                    v10_2[(i0 * 5 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3],
+            acc3_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 3],
                                    v10_2[(i0 * 5 + i2) * L + l], acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 4],
+                                   v10_2[(i0 * 5 + i2) * L + l], acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 5],
+                                   v10_2[(i0 * 5 + i2) * L + l], acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 6],
+                                   v10_2[(i0 * 5 + i2) * L + l], acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 345 + i1 * 8 + i2 * 69 + 7],
+                                   v10_2[(i0 * 5 + i2) * L + l], acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v12_2[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v12_2[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v12_2[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v12_2[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 64], v10_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 65], v10_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 66], v10_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 67], v10_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12_2[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v12_2[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v12_2[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v12_2[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2515,33 +2939,49 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %142 = contract f64[32] -> v9
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 20 + i1) * L + l], v5_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v5_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v7_2[(i0 * 40 + i1) * L + l], v5_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 5) * L + l], v5_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v5_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v5_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %192 = mul f64[32,5] -> v4
@@ -2556,37 +2996,77 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %193 = contract f64[32,69] -> v13
     for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 17; ++i1) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
           acc1_v_2[l] = 0.0f;
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
+          acc4_v_2[l] = 0.0f;
+          acc5_v_2[l] = 0.0f;
+          acc6_v_2[l] = 0.0f;
+          acc7_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v4_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v4_2[(i0 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69], v4_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 1], v4_2[(i0 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v4_2[(i0 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 2], v4_2[(i0 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v4_2[(i0 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 3], v4_2[(i0 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 4], v4_2[(i0 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 5], v4_2[(i0 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 6], v4_2[(i0 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 345 + i1 * 8 + i2 * 69 + 7], v4_2[(i0 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13_2[(i0 * 69 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13_2[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8) * L + l] = acc0_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 1) * L + l] = acc1_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 2) * L + l] = acc2_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 3) * L + l] = acc3_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 4) * L + l] = acc4_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 5) * L + l] = acc5_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 6) * L + l] = acc6_v_2[l];
+          v13_2[(i0 * 69 + i1 * 8 + 7) * L + l] = acc7_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 64], v4_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 65], v4_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 66], v4_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 67], v4_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13_2[(i0 * 69 + 64) * L + l] = acc0_v_2[l];
+        v13_2[(i0 * 69 + 65) * L + l] = acc1_v_2[l];
+        v13_2[(i0 * 69 + 66) * L + l] = acc2_v_2[l];
+        v13_2[(i0 * 69 + 67) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -3826,32 +4306,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1043 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1046 = mul f64[32,5] -> v22
@@ -3865,32 +4361,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1037 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1038 = mul f64[32] -> v13
@@ -3901,32 +4413,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1217 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 5) * L + l], v19[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 15) * L + l], v19[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 25) * L + l], v19[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 35) * L + l], v19[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1218 = mul f64[32] -> v9
@@ -3946,32 +4474,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1221 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1224 = mul f64[32,5] -> v19
@@ -4033,32 +4577,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1057 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1060 = mul f64[32,5] -> v12
@@ -4410,32 +4970,48 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %1053 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1054 = mul f64[32] -> v8
@@ -5510,32 +6086,48 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1284 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1285 = mul f64[32] -> v20
@@ -5603,32 +6195,48 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1557 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1700 = mul f64[32,5] -> v21
@@ -5778,32 +6386,48 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1573 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1709 = mul f64[32,5] -> v18
@@ -5817,32 +6441,48 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1464 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1465 = mul f64[32] -> v8
@@ -6436,6 +7076,10 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_node.final_outputs: 32 nodes
   // %41 = layernorm f64[69] -> v0
   // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
@@ -6642,29 +7286,41 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %53 = contract f64[64] -> v0
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = relu f64[64] -> v1
@@ -6677,29 +7333,41 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
   }
   // %56 = contract f64[160] -> v3
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = contract f64[1] -> v0
@@ -6783,6 +7451,10 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6792,21 +7464,33 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   // fwp_hebb_node.final_outputs.vjp: 97 nodes
   // %313 = contract f64[160] -> v0
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %41 = layernorm f64[69] -> v1
@@ -6830,8 +7514,8 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e35 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e35 * e35);
+        const T e59 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e59 * e59);
       }
     }
   }
@@ -7007,29 +7691,41 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %315 = contract f64[64] -> v7
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = layernorm f64[160] -> v8
@@ -7053,8 +7749,8 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e193 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e193 * e193);
+        const T e241 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e241 * e241);
       }
     }
   }
@@ -7079,29 +7775,41 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %53 = contract f64[64] -> v10
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[64] -> v11
@@ -7122,29 +7830,41 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %319 = contract f64[160] -> v12
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %320 = mul f64[160] -> v13
@@ -7244,32 +7964,48 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %459 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %462 = mul f64[32,5] -> v14
@@ -7283,39 +8019,77 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %463 = contract f64[69] -> v4
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v14[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 1], v14[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v14[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 2], v14[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v14[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 3], v14[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 4], v14[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 5], v14[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 6], v14[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 7], v14[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 64], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 65], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 66], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 67], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[64 * L + l] = acc0_v[l];
+    v4[65 * L + l] = acc1_v[l];
+    v4[66 * L + l] = acc2_v[l];
+    v4[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -7406,29 +8180,41 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %56 = contract f64[160] -> v8
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %312 = contract f64[1,160] -> d.out.weight

@@ -334,35 +334,51 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state(const void* /*ctx*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_node_sepsis_code.init: 21 nodes
   // %44 = contract f64[256] -> v0
   // fwp_hebb_node_sepsis_code.ode:60: hebb_write(reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1]))
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %46 = relu f64[256] -> v1
@@ -377,29 +393,41 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state(const void* /*ctx*/, const 
   // %47 = contract f64[352] -> v2
   // fwp_hebb_node_sepsis_code.ode:60: hebb_write(reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1]))
-  for (int64_t i0 = 0; i0 < 88; ++i0) {
+  for (int64_t i0 = 0; i0 < 44; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = reshape f64[32,11] -> v3
@@ -526,35 +554,51 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_node_sepsis_code.init.vjp: 50 nodes
   // %44 = contract f64[256] -> v0
   // fwp_hebb_node_sepsis_code.ode:60: hebb_write(reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1]))
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_in_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %45 = add f64[256] -> v1
@@ -578,29 +622,41 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
   // %47 = contract f64[352] -> v2
   // fwp_hebb_node_sepsis_code.ode:60: hebb_write(reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
   // 1]))
-  for (int64_t i0 = 0; i0 < 88; ++i0) {
+  for (int64_t i0 = 0; i0 < 44; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1024], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1280], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1536], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 2048 + i1 + 1792], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = reshape f64[32,11] -> v3
@@ -710,32 +766,48 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %525 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 5) * L + l], v3[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 15) * L + l], v3[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 25) * L + l], v3[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 35) * L + l], v3[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %545 = pad f64[32,11] -> v8
@@ -808,32 +880,48 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %536 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v10[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v10[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v10[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v10[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %548 = pad f64[32,11] -> v11
@@ -888,29 +976,41 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
     }
   }
   // %552 = contract f64[256] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(s_kvl_weight[i0 * 8 + i1 * 256 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %553 = mul f64[256] -> v8
@@ -993,7 +1093,7 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
       u0_bar[71 * L + l] += acc2_v[l];
       u0_bar[72 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -1001,12 +1101,12 @@ extern "C" void fwp_hebb_node_sepsis_code_init_state_vjp(const void* /*ctx*/, co
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v8[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7 + 4], v8[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 69) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 73) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1035,6 +1135,10 @@ extern "C" void fwp_hebb_node_sepsis_code_field(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1044,29 +1148,41 @@ extern "C" void fwp_hebb_node_sepsis_code_field(const void* /*ctx*/, double /*t*
   // %2 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[160] -> v1
@@ -1100,8 +1216,8 @@ extern "C" void fwp_hebb_node_sepsis_code_field(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1128,29 +1244,41 @@ extern "C" void fwp_hebb_node_sepsis_code_field(const void* /*ctx*/, double /*t*
   // %11 = contract f64[352] -> v2
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 88; ++i0) {
+  for (int64_t i0 = 0; i0 < 44; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1280 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 640], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 800], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 960], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 1120], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[32,11] -> v3
@@ -1283,6 +1411,10 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1293,29 +1425,41 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
   // %2 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[160] -> v1
@@ -1349,8 +1493,8 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -1377,29 +1521,41 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
   // %11 = contract f64[352] -> v3
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 88; ++i0) {
+  for (int64_t i0 = 0; i0 < 44; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 640 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 160], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 320], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 480], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1280 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 160], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 320], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 480], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 640], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 800], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 960], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 1120], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[32,11] -> v4
@@ -1507,32 +1663,48 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
   }
   // %192 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %250 = pad f64[32,11] -> v9
@@ -1605,32 +1777,48 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
   }
   // %175 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %246 = pad f64[32,11] -> v12
@@ -1685,29 +1873,41 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
     }
   }
   // %253 = contract f64[160] -> v5
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %254 = mul f64[160] -> v6
@@ -1868,33 +2068,65 @@ extern "C" void fwp_hebb_node_sepsis_code_field_vjp(const void* /*ctx*/, double 
   }
   if (u_bar) {
     // %268 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v10[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v10[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v10[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v10[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v10[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v10[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v10[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v10[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {
@@ -1971,6 +2203,10 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1981,6 +2217,10 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
@@ -1995,29 +2235,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   // %2 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[160] -> v1
@@ -2051,8 +2303,8 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e39 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e39 * e39);
+        const T e63 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e63 * e63);
       }
     }
   }
@@ -2079,29 +2331,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
   // %11 = contract f64[352] -> v3
   // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
   // [heads, 2 * d_head + 1]))
-  for (int64_t i0 = 0; i0 < 88; ++i0) {
+  for (int64_t i0 = 0; i0 < 44; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 640 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 160], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 320], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 640 + i1 + 480], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 1280 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 160], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 320], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 480], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 640], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 800], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 960], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 1120], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = reshape f64[32,11] -> v4
@@ -2233,32 +2497,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
   }
   // %375 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 5) * L + l], v5[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 15) * L + l], v5[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 25) * L + l], v5[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 35) * L + l], v5[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %421 = pad f64[32,11] -> v10
@@ -2319,32 +2599,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
   }
   // %361 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v11[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v11[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v11[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v11[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %417 = pad f64[32,11] -> v12
@@ -2399,29 +2695,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     }
   }
   // %424 = contract f64[160] -> v5
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %425 = mul f64[160] -> v6
@@ -2592,29 +2900,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     // %2 = contract f64[160] -> v0
     // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
     // [heads, 2 * d_head + 1]))
-    for (int64_t i0 = 0; i0 < 40; ++i0) {
+    for (int64_t i0 = 0; i0 < 20; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %4 = add f64[160] -> v1
@@ -2648,8 +2968,8 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e384 = v1_2[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e384 * e384);
+          const T e528 = v1_2[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e528 * e528);
         }
       }
     }
@@ -2676,29 +2996,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
     // %11 = contract f64[352] -> v3
     // fwp_hebb_node_sepsis_code.ode:62: flow W' = hebb_write(reshape(kvb(proj_norm(proj(x(t)))),
     // [heads, 2 * d_head + 1]))
-    for (int64_t i0 = 0; i0 < 88; ++i0) {
+    for (int64_t i0 = 0; i0 < 44; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kvb_weight[i0 * 640 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kvb_weight[i0 * 640 + i1 + 160], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kvb_weight[i0 * 640 + i1 + 320], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kvb_weight[i0 * 640 + i1 + 480], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 160], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 320], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 480], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 640], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 800], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 960], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kvb_weight[i0 * 1280 + i1 + 1120], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %14 = reshape f64[32,11] -> v4
@@ -2809,33 +3141,49 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %192 = contract f64[32] -> v7
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 20 + i1) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 5) * L + l], v4_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v3_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 5) * L + l], v4_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %250 = pad f64[32,11] -> v8
@@ -2909,33 +3257,49 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %175 = contract f64[32] -> v7
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 20 + i1) * L + l], v10_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 5) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 5) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+              std::fma(v5_2[(i0 * 40 + i1) * L + l], v10_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 5) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 5) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v10_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %246 = pad f64[32,11] -> v11
@@ -2990,29 +3354,41 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %253 = contract f64[160] -> v2
-    for (int64_t i0 = 0; i0 < 40; ++i0) {
+    for (int64_t i0 = 0; i0 < 20; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 352; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(kvb_weight[i0 * 8 + i1 * 160 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %254 = mul f64[160] -> v5
@@ -3103,33 +3479,65 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_field(const void* /*ctx*/, dou
       }
     }
     // %268 = contract f64[69] -> d.x
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(proj_weight[i0 * 69 + 64], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(proj_weight[i0 * 69 + 65], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(proj_weight[i0 * 69 + 66], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(proj_weight[i0 * 69 + 67], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v_2[l];
+      u_bar[65 * L + l] += acc1_v_2[l];
+      u_bar[66 * L + l] += acc2_v_2[l];
+      u_bar[67 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {
@@ -4360,32 +4768,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1649 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1652 = pad f64[32,11] -> v26
@@ -4452,32 +4876,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1441 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 5) * L + l], v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 15) * L + l], v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 25) * L + l], v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 35) * L + l], v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1444 = pad f64[32,11] -> v28
@@ -4623,32 +5063,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1654 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1658 = pad f64[32,11] -> v13
@@ -4677,32 +5133,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1433 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v20[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v20[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v20[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v20[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1437 = pad f64[32,11] -> v13
@@ -4731,32 +5203,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1461 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 5) * L + l], v21[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 15) * L + l], v21[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 25) * L + l], v21[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 35) * L + l], v21[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1465 = pad f64[32,11] -> v10
@@ -4778,32 +5266,48 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   // %1336 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 5) * L + l], v24[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 15) * L + l], v24[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 25) * L + l], v24[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 35) * L + l], v24[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1468 = pad f64[32,11] -> v13
@@ -5098,33 +5602,65 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   }
   if (u_stages_bar) {
     // %1506 = contract f64[69] -> d.x@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v21[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v21[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v21[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v21[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v21[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v21[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v21[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v21[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[64 * L + l] += acc0_v[l];
+      u_stages_bar[65 * L + l] += acc1_v[l];
+      u_stages_bar[66 * L + l] += acc2_v[l];
+      u_stages_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {
@@ -5138,33 +5674,65 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
     // %1686 = contract f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v22[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v22[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v22[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v22[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 76) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 77) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 78) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 79) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 77) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 78) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 79) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 80) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 81) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 82) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 83) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v22[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v22[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v22[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v22[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[140 * L + l] += acc0_v[l];
+      u_stages_bar[141 * L + l] += acc1_v[l];
+      u_stages_bar[142 * L + l] += acc2_v[l];
+      u_stages_bar[143 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {
@@ -5178,33 +5746,65 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       u_stages_bar[144 * L + l] += acc0_v[l];
     }
     // %1508 = contract f64[69] -> d.x@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v23[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v23[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v23[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v23[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 228) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 229) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 230) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 231) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 232) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 233) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 234) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 235) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v23[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v23[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v23[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v23[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[292 * L + l] += acc0_v[l];
+      u_stages_bar[293 * L + l] += acc1_v[l];
+      u_stages_bar[294 * L + l] += acc2_v[l];
+      u_stages_bar[295 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {
@@ -5917,32 +6517,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2117 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v9[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v9[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v9[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v9[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2397 = pad f64[32,11] -> v9
@@ -6036,32 +6652,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2179 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 5) * L + l], v10[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 15) * L + l], v10[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 25) * L + l], v10[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 35) * L + l], v10[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2419 = pad f64[32,11] -> v19
@@ -6154,32 +6786,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2191 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2422 = pad f64[32,11] -> v10
@@ -6302,32 +6950,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2132 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2400 = pad f64[32,11] -> v19
@@ -6356,32 +7020,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2243 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2442 = pad f64[32,11] -> v9
@@ -6403,32 +7083,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
   }
   // %2261 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2446 = pad f64[32,11] -> v11
@@ -6896,6 +7592,10 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6905,29 +7605,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   // %68 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:65: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %69 = add f64[160] -> v1
@@ -6961,8 +7673,8 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e62 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e62 * e62);
       }
     }
   }
@@ -6989,29 +7701,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   // %73 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:65: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 1280 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 640], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 800], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 960], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 1120], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = reshape f64[32,5] -> v1
@@ -7099,29 +7823,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   // %79 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 640 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 160], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 320], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 480], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 640], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 800], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 960], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 1120], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %80 = add f64[160] -> v1
@@ -7155,8 +7891,8 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e174 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e174 * e174);
+        const T e246 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e246 * e246);
       }
     }
   }
@@ -7183,29 +7919,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   // %84 = contract f64[64] -> v0
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %86 = relu f64[64] -> v3
@@ -7220,29 +7968,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output(const void* /*ctx*/, double /*t
   // %87 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %90 = contract f64[1] -> v2
@@ -7343,6 +8103,10 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7353,49 +8117,73 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %562 = contract f64[160] -> v0
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %68 = contract f64[160] -> v1
   // fwp_hebb_node_sepsis_code.ode:65: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 552 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 69], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 138], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 207], x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 276], x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 345], x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 414], x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 552 + i1 + 483], x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %69 = add f64[160] -> v2
@@ -7429,8 +8217,8 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e62 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e62 * e62);
+        const T e110 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e110 * e110);
       }
     }
   }
@@ -7457,29 +8245,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %73 = contract f64[160] -> v4
   // fwp_hebb_node_sepsis_code.ode:65: let q = softmax(reshape(query(proj_norm(proj(x(T)))), [heads,
   // d_head]))  # Eq. 31
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 640 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 640 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 640 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 640 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 1280 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 160], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 320], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 480], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 640], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 800], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 960], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 1280 + i1 + 1120], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = reshape f64[32,5] -> v5
@@ -7567,29 +8367,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %79 = contract f64[160] -> v7
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 640 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 160], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 320], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 640 + i1 + 480], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 160], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 320], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 480], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 640], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 800], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 960], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 1280 + i1 + 1120], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %80 = add f64[160] -> v8
@@ -7623,8 +8435,8 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e198 = v8[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e198 * e198);
+        const T e294 = v8[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e294 * e294);
       }
     }
   }
@@ -7651,29 +8463,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %84 = contract f64[64] -> v10
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %85 = add f64[64] -> v11
@@ -7688,29 +8512,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %564 = contract f64[64] -> v10
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %566 = mul f64[64] -> v12
@@ -7725,29 +8561,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %568 = contract f64[160] -> v13
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %570 = mul f64[160] -> v14
@@ -7843,29 +8691,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %743 = contract f64[160] -> v14
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 160], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 160 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 160 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_proj_weight[i0 * 4 + i1 * 160 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_proj_weight[i0 * 8 + i1 * 160 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %745 = contract f64[32,5,5] -> d.W
@@ -7963,32 +8823,48 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %747 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v4[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v4[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v4[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v4[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %750 = mul f64[32,5] -> v14
@@ -8009,29 +8885,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
     }
   }
   // %752 = contract f64[160] -> v4
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(query_weight[i0 * 4 + i1 * 160], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(query_weight[i0 * 4 + i1 * 160 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(query_weight[i0 * 4 + i1 * 160 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(query_weight[i0 * 4 + i1 * 160 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(query_weight[i0 * 8 + i1 * 160 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %753 = mul f64[160] -> v14
@@ -8184,29 +9072,41 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   // %87 = contract f64[160] -> v1
   // fwp_hebb_node_sepsis_code.ode:66: out(ff(out_proj(reshape(W(T) @ q, [d_model]))))       # Eq.
   // 20
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %561 = contract f64[1,160] -> d.out.weight
@@ -8316,33 +9216,65 @@ extern "C" void fwp_hebb_node_sepsis_code_output_vjp(const void* /*ctx*/, double
   }
   if (u_bar) {
     // %768 = contract f64[69] -> d.x@T
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 4], v18[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 5], v18[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 6], v18[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(proj_weight[i0 * 8 + i1 * 69 + 7], v18[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 64], v18[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 69 + 65], v18[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 69 + 66], v18[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 69 + 67], v18[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 160; ++i0) {

@@ -363,6 +363,10 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_rde.field: 20 nodes
@@ -416,45 +420,55 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   // %12 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -493,29 +507,41 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   }
   // %7 = contract f64[16] -> v2
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v4
@@ -538,45 +564,55 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   // %15 = contract f64[16,10] -> v3
   // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -643,12 +679,12 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_rde.field.vjp: 70 nodes
   // %1 = layernorm f64[15] -> v0
@@ -701,45 +737,55 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   // %12 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -786,45 +832,55 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   // %15 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -838,78 +894,103 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %75 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %7 = contract f64[16] -> v7
-  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 100 + i1) * L + l], v6[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 10) * L + l], v6[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 20) * L + l], v6[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 30) * L + l], v6[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 40) * L + l], v6[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 50) * L + l], v6[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 60) * L + l], v6[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 70) * L + l], v6[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %7 = contract f64[16] -> v7
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v8
@@ -986,49 +1067,76 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %185 = contract f64[16,15] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 1], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 2], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 3], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 4], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 5], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 6], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 7], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 15) * L + l] = acc0_v[l];
+      v11[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 8], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 9], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 10], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 11], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v11[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v11[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v11[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1043,50 +1151,64 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %76 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10) * L + l], v9[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 1) * L + l], v9[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 2) * L + l], v9[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 3) * L + l], v9[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 4) * L + l], v9[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 5) * L + l], v9[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 6) * L + l], v9[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 7) * L + l], v9[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1101,49 +1223,76 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   // %82 = contract f64[16,15] -> v5
   // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15], v9[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 1], v9[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 2], v9[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 3], v9[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 4], v9[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 5], v9[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 6], v9[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 7], v9[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 15) * L + l] = acc0_v[l];
+      v5[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 8], v9[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 9], v9[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 10], v9[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 11], v9[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v5[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v5[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v5[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1174,45 +1323,75 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %90 = contract f64[15] -> v8
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 1], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 2], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 3], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 15 + 4], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 15 + 5], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 15 + 6], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 15 + 7], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v8[4 * L + l] = acc4_v[l];
+    v8[5 * L + l] = acc5_v[l];
+    v8[6 * L + l] = acc6_v[l];
+    v8[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15 + 8], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 9], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 10], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 11], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[8 * L + l] = acc0_v[l];
+    v8[9 * L + l] = acc1_v[l];
+    v8[10 * L + l] = acc2_v[l];
+    v8[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+      v8[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %188 = add f64[15] -> v10
@@ -1439,12 +1618,12 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T rowmax_v[L] = {};
-  T rowsum_v[L] = {};
   T acc4_v[L] = {};
   T acc5_v[L] = {};
   T acc6_v[L] = {};
   T acc7_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -1454,12 +1633,12 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
-  T rowmax_v_2[L] = {};
-  T rowsum_v_2[L] = {};
   T acc4_v_2[L] = {};
   T acc5_v_2[L] = {};
   T acc6_v_2[L] = {};
   T acc7_v_2[L] = {};
+  T rowmax_v_2[L] = {};
+  T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
@@ -1515,45 +1694,55 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // %12 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1592,29 +1781,41 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // %7 = contract f64[16] -> v2
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1637,45 +1838,55 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // %15 = contract f64[16,10] -> v6
   // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1708,50 +1919,63 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // %225 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 100 + i1) * L + l], v7[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 10) * L + l], v7[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 20) * L + l], v7[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 30) * L + l], v7[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 40) * L + l], v7[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 50) * L + l], v7[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 60) * L + l], v7[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 100 + i1 + 70) * L + l], v7[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 10) * L + l] = acc0_v[l];
+      v6[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1821,98 +2045,139 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // %279 = contract f64[16,15] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15], v6[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 1], v6[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 2], v6[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 3], v6[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 4], v6[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 5], v6[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 6], v6[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 7], v6[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 15) * L + l] = acc0_v[l];
+      v12[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 8], v6[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 9], v6[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 10], v6[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 11], v6[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v12[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v12[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v12[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
   // %226 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10) * L + l], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 1) * L + l], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 2) * L + l], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 3) * L + l], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 4) * L + l], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 5) * L + l], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 6) * L + l], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 100 + i1 * 10 + 7) * L + l], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1927,49 +2192,76 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // %229 = contract f64[16,15] -> v8
   // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 1], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 2], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 3], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 4], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 5], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 6], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 7], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 15) * L + l] = acc0_v[l];
+      v8[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 8], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 9], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 10], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 11], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v8[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v8[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v8[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -2000,45 +2292,75 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // %234 = contract f64[15] -> v5
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 1], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 2], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 3], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 15 + 4], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 15 + 5], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 15 + 6], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 15 + 7], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+    v5[4 * L + l] = acc4_v[l];
+    v5[5 * L + l] = acc5_v[l];
+    v5[6 * L + l] = acc6_v[l];
+    v5[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15 + 8], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 9], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 10], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 11], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[8 * L + l] = acc0_v[l];
+    v5[9 * L + l] = acc1_v[l];
+    v5[10 * L + l] = acc2_v[l];
+    v5[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v5[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %282 = add f64[15] -> v11
@@ -2185,8 +2507,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e433 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e433 * e433);
+          const T e697 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e697 * e697);
         }
       }
     }
@@ -2213,45 +2535,56 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     // %12 = contract f64[16,10] -> v4
     // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 60], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 75], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 90], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 105], v3_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v3_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2299,45 +2632,56 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     // %15 = contract f64[16,10] -> v4
     // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 60], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 75], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 90], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 105], v3_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v3_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2351,78 +2695,104 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     // %75 = contract f64[16,10] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + i2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %7 = contract f64[16] -> v9
-    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 15; ++i1) {
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] =
+              std::fma(v7_2[(i0 * 100 + i1) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 10) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 20) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 30) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 40) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 50) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 60) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + 70) * L + l], v8_2[(i0 * 10 + i1) * L + l],
+                                 acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v4_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %7 = contract f64[16] -> v9
+    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 * 120 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 60], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 75], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 90], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 105], v3_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v10
@@ -2501,50 +2871,87 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     // %185 = contract f64[16,15] -> v13
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15], v4_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 1], v4_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 2], v4_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 3], v4_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 4], v4_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 5], v4_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 6], v4_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 7], v4_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15) * L + l] = acc0_v_2[l];
+        v13[(i0 * 15 + 1) * L + l] = acc1_v_2[l];
+        v13[(i0 * 15 + 2) * L + l] = acc2_v_2[l];
+        v13[(i0 * 15 + 3) * L + l] = acc3_v_2[l];
+        v13[(i0 * 15 + 4) * L + l] = acc4_v_2[l];
+        v13[(i0 * 15 + 5) * L + l] = acc5_v_2[l];
+        v13[(i0 * 15 + 6) * L + l] = acc6_v_2[l];
+        v13[(i0 * 15 + 7) * L + l] = acc7_v_2[l];
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 8], v4_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 9], v4_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 10], v4_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 11], v4_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + 8) * L + l] = acc0_v_2[l];
+        v13[(i0 * 15 + 9) * L + l] = acc1_v_2[l];
+        v13[(i0 * 15 + 10) * L + l] = acc2_v_2[l];
+        v13[(i0 * 15 + 11) * L + l] = acc3_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v4_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 12; i1 < 15; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v13[(i0 * 15 + i1 + 12) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2559,50 +2966,64 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     // %76 = contract f64[16,10] -> v5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 1) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 2) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 3) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 4) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 5) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 6) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + 7) * L + l],
+                                 v4_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + i2 * 10) * L + l],
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                    v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2617,50 +3038,87 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     // %82 = contract f64[16,15] -> v7
     // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15], v4_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 1], v4_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 2], v4_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 3], v4_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 4], v4_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 5], v4_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 6], v4_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 7], v4_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 15) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 15 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 15 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 15 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 15 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 15 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 15 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 15 + 7) * L + l] = acc7_v_2[l];
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 8], v4_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 9], v4_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 10], v4_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 11], v4_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 15 + 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 15 + 9) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 15 + 10) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 15 + 11) * L + l] = acc3_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v4_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 12; i1 < 15; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 15 + i1 + 12) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2691,45 +3149,75 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     // %90 = contract f64[15] -> v10
     // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 15], v9_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 15 + 1], v9_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 15 + 2], v9_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 15 + 3], v9_2[i0 * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(Wb[i0 * 15 + 4], v9_2[i0 * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(Wb[i0 * 15 + 5], v9_2[i0 * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(Wb[i0 * 15 + 6], v9_2[i0 * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(Wb[i0 * 15 + 7], v9_2[i0 * L + l], acc7_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10_2[l] = acc0_v_2[l];
+      v10_2[1 * L + l] = acc1_v_2[l];
+      v10_2[2 * L + l] = acc2_v_2[l];
+      v10_2[3 * L + l] = acc3_v_2[l];
+      v10_2[4 * L + l] = acc4_v_2[l];
+      v10_2[5 * L + l] = acc5_v_2[l];
+      v10_2[6 * L + l] = acc6_v_2[l];
+      v10_2[7 * L + l] = acc7_v_2[l];
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 15 + 8], v9_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 15 + 9], v9_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 15 + 10], v9_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 15 + 11], v9_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10_2[8 * L + l] = acc0_v_2[l];
+      v10_2[9 * L + l] = acc1_v_2[l];
+      v10_2[10 * L + l] = acc2_v_2[l];
+      v10_2[11 * L + l] = acc3_v_2[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15 + 12], v9_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v10_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v10_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v10_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 16; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v9_2[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10_2[i0 * L + l] = acc0_v_2[l];
+        v10_2[(i0 + 12) * L + l] = acc0_v_2[l];
       }
     }
     // %191 = mul f64[15] -> v9
@@ -3077,7 +3565,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3087,16 +3575,16 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3160,7 +3648,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3170,16 +3658,16 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3701,7 +4189,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3711,16 +4199,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v7[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v7[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3784,7 +4272,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3794,16 +4282,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v7[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v7[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3857,50 +4345,63 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   }
   // %977 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 100 + i1) * L + l], v19[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 10) * L + l], v19[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 20) * L + l], v19[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 30) * L + l], v19[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 40) * L + l], v19[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 50) * L + l], v19[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 60) * L + l], v19[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 100 + i1 + 70) * L + l], v19[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 10) * L + l] = acc0_v[l];
+      v13[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -3937,32 +4438,48 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %989 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 80 + i1) * L + l], v20[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 10) * L + l], v20[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 20) * L + l], v20[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 80 + i1 + 30) * L + l], v20[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 40) * L + l], v20[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 50) * L + l], v20[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 60) * L + l], v20[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 70) * L + l], v20[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %990 = mul f64[16] -> v16
@@ -3983,50 +4500,64 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   }
   // %984 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10) * L + l], v21[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 1) * L + l], v21[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 2) * L + l], v21[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 3) * L + l], v21[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 4) * L + l], v21[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 5) * L + l], v21[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 6) * L + l], v21[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 100 + i1 * 10 + 7) * L + l], v21[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 10) * L + l] = acc0_v[l];
+      v22[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4047,32 +4578,48 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %979 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 80 + i1) * L + l], v20[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 10) * L + l], v20[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 20) * L + l], v20[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 80 + i1 + 30) * L + l], v20[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 40) * L + l], v20[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 50) * L + l], v20[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 60) * L + l], v20[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 80 + i1 + 70) * L + l], v20[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %982 = mul f64[16,10] -> v13
@@ -4181,7 +4728,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4190,16 +4737,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
       }
     }
   }
@@ -4265,7 +4812,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4274,46 +4821,62 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
       }
     }
   }
   // %971 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %972 = mul f64[16] -> v10
@@ -4333,32 +4896,48 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %961 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %964 = mul f64[16,10] -> v14
@@ -4443,7 +5022,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4453,16 +5032,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v5[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v23[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v1[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v23[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4476,32 +5058,48 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %999 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 80 + i1) * L + l], v19[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 10) * L + l], v19[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 20) * L + l], v19[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 30) * L + l], v19[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 40) * L + l], v19[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 50) * L + l], v19[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 60) * L + l], v19[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 70) * L + l], v19[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1002 = mul f64[16,10] -> v18
@@ -4579,7 +5177,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4589,16 +5187,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v24[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4654,32 +5255,48 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1006 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 80 + i1) * L + l], v19[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 10) * L + l], v19[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 20) * L + l], v19[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 80 + i1 + 30) * L + l], v19[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 40) * L + l], v19[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 50) * L + l], v19[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 60) * L + l], v19[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 80 + i1 + 70) * L + l], v19[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1007 = mul f64[16] -> v19
@@ -4741,7 +5358,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4751,16 +5368,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v19[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v19[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
-      v20[i0 * L + l] = acc1_v[l];
-      v22[i0 * L + l] = acc2_v[l];
+      v8[(i0 + 12) * L + l] = acc0_v[l];
+      v20[(i0 + 12) * L + l] = acc1_v[l];
+      v22[(i0 + 12) * L + l] = acc2_v[l];
     }
   }
   // %974 = add f64[15] -> v23
@@ -5444,7 +6061,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5454,16 +6071,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -5527,7 +6144,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5537,16 +6154,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -5786,7 +6403,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5795,46 +6412,62 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
       }
     }
   }
   // %1344 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 80 + i1) * L + l], v11[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 10) * L + l], v11[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 20) * L + l], v11[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 30) * L + l], v11[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 40) * L + l], v11[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 50) * L + l], v11[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 60) * L + l], v11[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 70) * L + l], v11[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1345 = mul f64[16] -> v22
@@ -5892,7 +6525,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5901,16 +6534,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
       }
     }
   }
@@ -5931,32 +6564,48 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %1419 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 80 + i1) * L + l], v15[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 10) * L + l], v15[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 20) * L + l], v15[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 80 + i1 + 30) * L + l], v15[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 40) * L + l], v15[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 50) * L + l], v15[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 60) * L + l], v15[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 70) * L + l], v15[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1544 = mul f64[16,10] -> v12
@@ -5978,99 +6627,126 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   }
   // %1161 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 100 + i1) * L + l], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 10) * L + l], v18[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 20) * L + l], v18[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 30) * L + l], v18[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 40) * L + l], v18[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 50) * L + l], v18[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 60) * L + l], v18[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 70) * L + l], v18[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 10) * L + l] = acc0_v[l];
+      v11[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %1172 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10) * L + l], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 1) * L + l], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 2) * L + l], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 3) * L + l], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 4) * L + l], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 5) * L + l], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 6) * L + l], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 7) * L + l], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6162,32 +6838,48 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %1445 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1563 = mul f64[16,10] -> v17
@@ -6265,7 +6957,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6275,16 +6967,19 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v20[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6360,7 +7055,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6370,16 +7065,19 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v28[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v29[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v27[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v28[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v29[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6435,32 +7133,48 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
   }
   // %1366 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 80 + i1) * L + l], v21[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 10) * L + l], v21[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 20) * L + l], v21[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 80 + i1 + 30) * L + l], v21[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 40) * L + l], v21[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 50) * L + l], v21[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 60) * L + l], v21[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 80 + i1 + 70) * L + l], v21[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1367 = mul f64[16] -> v16
@@ -6522,7 +7236,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6532,16 +7246,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v16[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-      v13[i0 * L + l] = acc1_v[l];
-      v19[i0 * L + l] = acc2_v[l];
+      v9[(i0 + 12) * L + l] = acc0_v[l];
+      v13[(i0 + 12) * L + l] = acc1_v[l];
+      v19[(i0 + 12) * L + l] = acc2_v[l];
     }
   }
   // %1549 = mul f64[15] -> v21
@@ -6749,6 +7463,10 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_rde.final_outputs: 32 nodes
@@ -6800,45 +7518,55 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   // %46 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6878,50 +7606,64 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   // %49 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6946,8 +7688,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e123 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e123 * e123);
+        const T e171 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e171 * e171);
       }
     }
   }
@@ -6972,29 +7714,41 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   }
   // %54 = contract f64[128] -> v3
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %56 = relu f64[128] -> v4
@@ -7007,29 +7761,41 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   }
   // %57 = contract f64[160] -> v3
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = add f64[160] -> v4
@@ -7127,6 +7893,10 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -7179,45 +7949,55 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   // %46 = contract f64[16,10] -> v2
   // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7256,81 +8036,111 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %298 = contract f64[160] -> v2
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %49 = contract f64[16,10] -> v5
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 10) * L + l] = acc0_v[l];
+      v5[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7393,8 +8203,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e169 = v5[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e169 * e169);
+        const T e241 = v5[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e241 * e241);
       }
     }
   }
@@ -7419,29 +8229,41 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %54 = contract f64[128] -> v9
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = add f64[128] -> v10
@@ -7454,29 +8276,41 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %300 = contract f64[128] -> v9
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %302 = mul f64[128] -> v11
@@ -7489,29 +8323,41 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %304 = contract f64[160] -> v12
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %305 = mul f64[160] -> v13
@@ -7575,80 +8421,109 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %444 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %445 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10) * L + l] = acc0_v[l];
+      v13[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %445 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 80 + i1) * L + l], v13[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 10) * L + l], v13[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 20) * L + l], v13[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 30) * L + l], v13[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 40) * L + l], v13[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 50) * L + l], v13[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 60) * L + l], v13[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 70) * L + l], v13[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %448 = mul f64[16,10] -> v14
@@ -7662,53 +8537,82 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %449 = contract f64[15] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 1], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 2], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 3], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 4], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 5], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 6], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 7], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v9[4 * L + l] = acc4_v[l];
+    v9[5 * L + l] = acc5_v[l];
+    v9[6 * L + l] = acc6_v[l];
+    v9[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 8], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 9], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 10], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 11], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[8 * L + l] = acc0_v[l];
+    v9[9 * L + l] = acc1_v[l];
+    v9[10 * L + l] = acc2_v[l];
+    v9[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v14[(i1 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v14[(i1 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v14[(i1 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 + i1 * 150 + i2 * 15 + 12], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v9[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %450 = mul f64[15] -> d.ln.gain
@@ -7787,29 +8691,41 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %57 = contract f64[160] -> v7
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = add f64[160] -> v3

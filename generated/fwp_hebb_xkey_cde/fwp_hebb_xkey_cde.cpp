@@ -366,6 +366,10 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_xkey_cde.field: 20 nodes
   // %1 = layernorm f64[21] -> v0
   // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
@@ -509,29 +513,41 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
   }
   // %7 = contract f64[32] -> v2
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v5
@@ -785,29 +801,41 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %7 = contract f64[32] -> v6
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v7
@@ -863,39 +891,77 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %142 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 4], v8[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 5], v8[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 6], v8[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 7], v8[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 16], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 17], v8[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 18], v8[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 19], v8[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[16 * L + l] = acc0_v[l];
+    v6[17 * L + l] = acc1_v[l];
+    v6[18 * L + l] = acc2_v[l];
+    v6[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -974,33 +1040,65 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %80 = contract f64[21] -> v7
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[16 * L + l] = acc0_v[l];
+    v7[17 * L + l] = acc1_v[l];
+    v7[18 * L + l] = acc2_v[l];
+    v7[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1183,39 +1281,77 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %202 = contract f64[21] -> d.dx
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v4[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21], v4[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v4[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 1], v4[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v4[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 2], v4[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v4[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 3], v4[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 4], v4[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 5], v4[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 6], v4[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 7], v4[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 16], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 17], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 18], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 19], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v[l];
+      u_bar[38 * L + l] += acc1_v[l];
+      u_bar[39 * L + l] += acc2_v[l];
+      u_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1304,11 +1440,11 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
-  T acc_v[L] = {};
   T acc4_v_2[L] = {};
   T acc5_v_2[L] = {};
   T acc6_v_2[L] = {};
   T acc7_v_2[L] = {};
+  T acc_v[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
@@ -1456,29 +1592,41 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %7 = contract f64[32] -> v2
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 168 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 168 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 168 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 168 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 168 + i1 + 84], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 168 + i1 + 105], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 168 + i1 + 126], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 168 + i1 + 147], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[32] -> v6
@@ -1546,39 +1694,77 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %259 = contract f64[21] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 4], v2[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 5], v2[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 6], v2[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 7], v2[(i1 * 4 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 16], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 17], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 18], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 19], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[16 * L + l] = acc0_v[l];
+    v7[17 * L + l] = acc1_v[l];
+    v7[18 * L + l] = acc2_v[l];
+    v7[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1686,33 +1872,65 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %230 = contract f64[21] -> v6
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 16], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 17], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 18], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 21 + 19], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[16 * L + l] = acc0_v[l];
+    v6[17 * L + l] = acc1_v[l];
+    v6[18 * L + l] = acc2_v[l];
+    v6[19 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1900,8 +2118,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e390 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e390 * e390);
+          const T e510 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e510 * e510);
         }
       }
     }
@@ -1993,29 +2211,41 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %7 = contract f64[32] -> v6
     // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 21; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 84 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 168 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 21], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 42], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 63], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 84], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 105], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 126], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 168 + i1 + 147], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[32] -> v7
@@ -2075,39 +2305,81 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %142 = contract f64[21] -> v3
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v8_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21], v8_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 1], v8_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 2], v8_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 3], v8_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 4], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 5], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 6], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 84 + i2 * 21 + 7], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 84 + i1 * 21 + 16], v8_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 84 + i1 * 21 + 17], v8_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 84 + i1 * 21 + 18], v8_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 84 + i1 * 21 + 19], v8_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[16 * L + l] = acc0_v_2[l];
+      v3_2[17 * L + l] = acc1_v_2[l];
+      v3_2[18 * L + l] = acc2_v_2[l];
+      v3_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2227,33 +2499,65 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %80 = contract f64[21] -> v6
     // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 21 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 16], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 21 + 17], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 21 + 18], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 21 + 19], v4_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6_2[16 * L + l] = acc0_v_2[l];
+      v6_2[17 * L + l] = acc1_v_2[l];
+      v6_2[18 * L + l] = acc2_v_2[l];
+      v6_2[19 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2323,39 +2627,81 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %202 = contract f64[21] -> d.dx
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v0_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v0_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21], v0_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 1], v0_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v0_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 2], v0_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v0_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 3], v0_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 4], v0_2[(i1 * 4 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 5], v0_2[(i1 * 4 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 6], v0_2[(i1 * 4 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 7], v0_2[(i1 * 4 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 84 + i1 * 21 + 16], v0_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 84 + i1 * 21 + 17], v0_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 84 + i1 * 21 + 18], v0_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 84 + i1 * 21 + 19], v0_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v_2[l];
+      u_bar[38 * L + l] += acc1_v_2[l];
+      u_bar[39 * L + l] += acc2_v_2[l];
+      u_bar[40 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -3560,32 +3906,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %925 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 4) * L + l], v16[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 12) * L + l], v16[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 20) * L + l], v16[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 28) * L + l], v16[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %926 = mul f64[32] -> v17
@@ -3596,32 +3958,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %932 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 4) * L + l], v5[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 12) * L + l], v5[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 20) * L + l], v5[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 28) * L + l], v5[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %933 = mul f64[32] -> v20
@@ -3727,32 +4105,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     v19[20 * L + l] = acc2_v[l];
   }
   // %940 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 4) * L + l], v6[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 12) * L + l], v6[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 20) * L + l], v6[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 28) * L + l], v6[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %941 = mul f64[32] -> v25
@@ -3902,32 +4296,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %954 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 4) * L + l], v6[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 12) * L + l], v6[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 20) * L + l], v6[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 28) * L + l], v6[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %957 = mul f64[32,4] -> v18
@@ -3950,32 +4360,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %960 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 4) * L + l], v5[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 12) * L + l], v5[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 20) * L + l], v5[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 28) * L + l], v5[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %963 = mul f64[32,4] -> v17
@@ -3998,32 +4424,48 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %966 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 4) * L + l], v8[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 12) * L + l], v8[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 20) * L + l], v8[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 28) * L + l], v8[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %969 = mul f64[32,4] -> v6
@@ -4159,39 +4601,77 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
     // %989 = contract f64[21] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 4], v18[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 5], v18[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 6], v18[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 7], v18[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 16], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 17], v18[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 18], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 19], v18[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[37 * L + l] += acc0_v[l];
+      u_stages_bar[38 * L + l] += acc1_v[l];
+      u_stages_bar[39 * L + l] += acc2_v[l];
+      u_stages_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4288,39 +4768,77 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
     // %1001 = contract f64[21] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 4], v17[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 5], v17[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 6], v17[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 7], v17[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 63) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 64) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 65) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 66) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 63) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 64) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 65) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 66) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 67) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 68) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 16], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 17], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 18], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 19], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[79 * L + l] += acc0_v[l];
+      u_stages_bar[80 * L + l] += acc1_v[l];
+      u_stages_bar[81 * L + l] += acc2_v[l];
+      u_stages_bar[82 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4417,39 +4935,77 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
     // %1013 = contract f64[21] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 4], v6[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 5], v6[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 6], v6[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wk[i0 * 8 + i1 * 84 + i2 * 21 + 7], v6[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 147) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 148) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 149) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 150) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 147) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 148) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 149) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 150) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 151) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 152) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 153) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 154) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 16], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 17], v6[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 18], v6[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 19], v6[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[163 * L + l] += acc0_v[l];
+      u_stages_bar[164 * L + l] += acc1_v[l];
+      u_stages_bar[165 * L + l] += acc2_v[l];
+      u_stages_bar[166 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5083,32 +5639,48 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1264 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 4) * L + l], v4[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 12) * L + l], v4[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 20) * L + l], v4[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 28) * L + l], v4[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1265 = mul f64[32] -> v22
@@ -5414,32 +5986,48 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1448 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 4) * L + l], v4[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 12) * L + l], v4[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 20) * L + l], v4[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 28) * L + l], v4[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1543 = contract f64[32,4] -> v19
@@ -5796,6 +6384,10 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_hebb_xkey_cde.final_outputs: 27 nodes
   // %42 = contract f64[32,4] -> v0
   // fwp_hebb_xkey_cde.ode:43: let q = softmax(Wq @ dx(T))
@@ -5935,29 +6527,41 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
   // %49 = contract f64[512] -> v4
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = relu f64[512] -> v5
@@ -5972,29 +6576,41 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
   // %52 = contract f64[128] -> v1
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 512], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1024], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1536], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2048], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2560], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3072], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3584], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[128] -> v3
@@ -6009,45 +6625,55 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
   // %55 = contract f64[10] -> v0
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 128], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 256], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 384], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 + 512], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 + 640], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 + 768], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 + 896], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v0[4 * L + l] = acc4_v[l];
+    v0[5 * L + l] = acc5_v[l];
+    v0[6 * L + l] = acc6_v[l];
+    v0[7 * L + l] = acc7_v[l];
+  }
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1 + 1024], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 8; i0 < 10; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
+      v0[(i0 + 8) * L + l] = acc0_v[l];
     }
   }
   // %56 = add f64[10] -> logits
@@ -6116,6 +6742,10 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6184,32 +6814,48 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   // %299 = contract f64[128] -> v0
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 128], y_bar_logits[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 128 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %44 = contract f64[32,4] -> v3
@@ -6262,8 +6908,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e104 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e104 * e104);
+        const T e128 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e128 * e128);
       }
     }
   }
@@ -6290,29 +6936,41 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   // %49 = contract f64[512] -> v6
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = add f64[512] -> v7
@@ -6327,29 +6985,41 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   // %301 = contract f64[512] -> v6
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 512], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %303 = mul f64[512] -> v8
@@ -6364,29 +7034,41 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   // %305 = contract f64[128] -> v6
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %307 = mul f64[128] -> v9
@@ -6523,32 +7205,48 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %397 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 32 + i1 + 4) * L + l], v9[(i0 * 32 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 32 + i1 + 12) * L + l], v9[(i0 * 32 + i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v1[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 32 + i1 + 20) * L + l], v9[(i0 * 32 + i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 32 + i1 + 28) * L + l], v9[(i0 * 32 + i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %400 = mul f64[32,4] -> v14
@@ -6631,29 +7329,41 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   // %52 = contract f64[128] -> v1
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 512], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1024], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1536], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2048], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2560], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3072], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3584], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = add f64[128] -> v4
@@ -6732,39 +7442,77 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %402 = contract f64[21] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 4], v14[(i1 * 4 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 5], v14[(i1 * 4 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 6], v14[(i1 * 4 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wq[i0 * 8 + i1 * 84 + i2 * 21 + 7], v14[(i1 * 4 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 21) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 22) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 23) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 21) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 22) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 23) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 24) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 25) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 26) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 27) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 28) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 16], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 17], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 18], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 19], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[37 * L + l] += acc0_v[l];
+      u_bar[38 * L + l] += acc1_v[l];
+      u_bar[39 * L + l] += acc2_v[l];
+      u_bar[40 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {

@@ -368,6 +368,10 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_oja_cde.field: 23 nodes
   // %1 = layernorm f64[69] -> v0
   // fwp_oja_cde.ode:50: let u    = ln(x(t))
@@ -583,29 +587,41 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %7 = contract f64[16] -> v0
   // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v1
@@ -686,6 +702,10 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_oja_cde.field.vjp: 75 nodes
   // %1 = layernorm f64[69] -> v0
@@ -942,29 +962,41 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %7 = contract f64[16] -> v5
   // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v6
@@ -985,32 +1017,48 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %149 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v2[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v2[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v2[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v2[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %200 = mul f64[16,5] -> v8
@@ -1036,39 +1084,77 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %203 = contract f64[69] -> v5
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v8[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v8[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v8[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v8[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[64 * L + l] = acc0_v[l];
+    v5[65 * L + l] = acc1_v[l];
+    v5[66 * L + l] = acc2_v[l];
+    v5[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1084,32 +1170,48 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     v5[68 * L + l] = acc0_v[l];
   }
   // %79 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v3[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v3[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v3[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v3[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %83 = mul f64[16] -> v3
@@ -1122,33 +1224,65 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %85 = contract f64[69] -> v9
   // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[64 * L + l] = acc0_v[l];
+    v9[65 * L + l] = acc1_v[l];
+    v9[66 * L + l] = acc2_v[l];
+    v9[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1417,39 +1551,77 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
     // %222 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v5[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v5[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v5[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v5[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v[l];
+      u_bar[134 * L + l] += acc1_v[l];
+      u_bar[135 * L + l] += acc2_v[l];
+      u_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1526,6 +1698,10 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -1536,6 +1712,10 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
@@ -1755,29 +1935,41 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %7 = contract f64[16] -> v3
   // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 552 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 552 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 552 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 552 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 552 + i1 + 276], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 552 + i1 + 345], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 552 + i1 + 414], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 552 + i1 + 483], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1859,32 +2051,48 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %295 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %316 = mul f64[16,5] -> v9
@@ -1910,39 +2118,77 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %318 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v9[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v9[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v9[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v9[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[64 * L + l] = acc0_v[l];
+    v7[65 * L + l] = acc1_v[l];
+    v7[66 * L + l] = acc2_v[l];
+    v7[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1958,32 +2204,48 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     v7[68 * L + l] = acc0_v[l];
   }
   // %253 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 5) * L + l], v2[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 15) * L + l], v2[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 25) * L + l], v2[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 35) * L + l], v2[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %254 = mul f64[16] -> v2
@@ -1996,33 +2258,65 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %256 = contract f64[69] -> v5
   // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[64 * L + l] = acc0_v[l];
+    v5[65 * L + l] = acc1_v[l];
+    v5[66 * L + l] = acc2_v[l];
+    v5[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2257,8 +2551,8 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e458 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e458 * e458);
+          const T e626 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e626 * e626);
         }
       }
     }
@@ -2498,29 +2792,41 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %7 = contract f64[16] -> v7
     // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 552 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 276], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 345], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 414], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 552 + i1 + 483], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v3
@@ -2541,33 +2847,49 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %149 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 20 + i1) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v4_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v7_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 5) * L + l], v4_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %200 = mul f64[16,5] -> v9
@@ -2581,39 +2903,81 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %203 = contract f64[69] -> v7
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v9_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v9_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v9_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v9_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v9_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v9_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v9_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v9_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v9_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 64], v9_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 65], v9_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 66], v9_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 345 + i1 * 69 + 67], v9_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[64 * L + l] = acc0_v_2[l];
+      v7_2[65 * L + l] = acc1_v_2[l];
+      v7_2[66 * L + l] = acc2_v_2[l];
+      v7_2[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2630,33 +2994,49 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v7_2[68 * L + l] = acc0_v_2[l];
     }
     // %79 = contract f64[16] -> v8
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 20 + i1) * L + l], v5_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 5) * L + l], v5_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v4_2[(i0 * 40 + i1) * L + l], v5_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 5) * L + l], v5_2[(i0 * 40 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v5_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v5_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 15) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 20) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 25) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 25) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 30) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 35) * L + l],
+                                 v5_2[(i0 * 40 + i1 + 35) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %83 = mul f64[16] -> v5
@@ -2669,33 +3049,65 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %85 = contract f64[69] -> v10
     // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v5_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v5_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v5_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v5_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4) * L + l] = acc0_v_2[l];
-        v10[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v10[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v10[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v10[(i0 * 8) * L + l] = acc0_v_2[l];
+        v10[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v10[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v10[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v10[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v10[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v10[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v10[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 64], v5_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 69 + 65], v5_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 69 + 66], v5_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 69 + 67], v5_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[64 * L + l] = acc0_v_2[l];
+      v10[65 * L + l] = acc1_v_2[l];
+      v10[66 * L + l] = acc2_v_2[l];
+      v10[67 * L + l] = acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2855,39 +3267,81 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %222 = contract f64[69] -> d.dx
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v7_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v7_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v7_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v7_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v7_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
+            acc4_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v7_2[(i1 * 5 + i2) * L + l],
+                                   acc4_v_2[l]);
+            acc5_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v7_2[(i1 * 5 + i2) * L + l],
+                                   acc5_v_2[l]);
+            acc6_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v7_2[(i1 * 5 + i2) * L + l],
+                                   acc6_v_2[l]);
+            acc7_v_2[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v7_2[(i1 * 5 + i2) * L + l],
+                                   acc7_v_2[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 69) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 70) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 71) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 69) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 70) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 71) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 72) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 73) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 74) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 75) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 76) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 64], v7_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 65], v7_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 66], v7_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 345 + i1 * 69 + 67], v7_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[133 * L + l] += acc0_v_2[l];
+      u_bar[134 * L + l] += acc1_v_2[l];
+      u_bar[135 * L + l] += acc2_v_2[l];
+      u_bar[136 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3305,32 +3759,48 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %860 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %861 = contract f64[16] -> v1
@@ -3341,32 +3811,48 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %872 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %873 = contract f64[16] -> v2
@@ -3620,32 +4106,48 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %894 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v13[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v13[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v13[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v13[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %895 = contract f64[16] -> v6
@@ -4286,32 +4788,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %860 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1364 = sub f64[16,5] -> v19
@@ -4375,32 +4893,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %872 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1369 = sub f64[16,5] -> v23
@@ -4457,32 +4991,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %894 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1374 = sub f64[16,5] -> v24
@@ -4703,32 +5253,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1385 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1388 = mul f64[16,5] -> v29
@@ -5016,32 +5582,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1423 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v27[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v27[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v27[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v27[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1425 = mul f64[16] -> v12
@@ -5200,32 +5782,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1466 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v15[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v15[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v15[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v15[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1477 = contract f64[16,5] -> v19
@@ -5322,32 +5920,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1446 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 5) * L + l], v17[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 15) * L + l], v17[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 25) * L + l], v17[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 35) * L + l], v17[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1632 = add f64[16,5] -> v6
@@ -5467,32 +6081,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1457 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 5) * L + l], v22[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 15) * L + l], v22[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 25) * L + l], v22[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 35) * L + l], v22[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1459 = contract f64[16,5] -> v17
@@ -5618,39 +6248,77 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
     // %1493 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+            acc4_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
+            acc5_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
+            acc6_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
+            acc7_v[l] =
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 72) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 73) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 74) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 75) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 76) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[133 * L + l] += acc0_v[l];
+      u_stages_bar[134 * L + l] += acc1_v[l];
+      u_stages_bar[135 * L + l] += acc2_v[l];
+      u_stages_bar[136 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5747,39 +6415,77 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
     // %1647 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v18[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v18[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v18[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v18[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v18[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v18[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v18[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v18[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v18[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v18[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 207) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 208) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 209) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 211) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 212) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 213) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 214) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[271 * L + l] += acc0_v[l];
+      u_stages_bar[272 * L + l] += acc1_v[l];
+      u_stages_bar[273 * L + l] += acc2_v[l];
+      u_stages_bar[274 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5876,39 +6582,77 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
     // %1517 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
+            acc4_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 4], v15[(i1 * 5 + i2) * L + l],
+                                 acc4_v[l]);
+            acc5_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 5], v15[(i1 * 5 + i2) * L + l],
+                                 acc5_v[l]);
+            acc6_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 6], v15[(i1 * 5 + i2) * L + l],
+                                 acc6_v[l]);
+            acc7_v[l] = std::fma(Wv[i0 * 8 + i1 * 345 + i2 * 69 + 7], v15[(i1 * 5 + i2) * L + l],
+                                 acc7_v[l]);
           }
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 483) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 484) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 485) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 483) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 484) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 485) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 486) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 487) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 488) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 489) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 490) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 64], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 65], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 66], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 67], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[547 * L + l] += acc0_v[l];
+      u_stages_bar[548 * L + l] += acc1_v[l];
+      u_stages_bar[549 * L + l] += acc2_v[l];
+      u_stages_bar[550 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -6649,32 +7393,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %894 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 5) * L + l], v14[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 15) * L + l], v14[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 25) * L + l], v14[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 35) * L + l], v14[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2335 = sub f64[16,5] -> v24
@@ -6842,32 +7602,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2074 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 5) * L + l], v28[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 15) * L + l], v28[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 25) * L + l], v28[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 35) * L + l], v28[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2347 = mul f64[16,5] -> v29
@@ -6975,32 +7751,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2358 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 5) * L + l], v19[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 15) * L + l], v19[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 25) * L + l], v19[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 35) * L + l], v19[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2361 = mul f64[16,5] -> v25
@@ -7199,32 +7991,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     v31[68 * L + l] = acc2_v[l];
   }
   // %1660 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 5) * L + l], v8[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 15) * L + l], v8[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 25) * L + l], v8[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 40 + i1 + 35) * L + l], v8[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1661 = mul f64[16] -> v8
@@ -7249,32 +8057,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2392 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 5) * L + l], v7[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 15) * L + l], v7[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 25) * L + l], v7[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 35) * L + l], v7[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2393 = mul f64[16] -> v7
@@ -7378,39 +8202,77 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2403 = contract f64[69] -> v31
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 4], v30[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 5], v30[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 6], v30[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 8 + i1 * 345 + i2 * 69 + 7], v30[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 64], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 65], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 66], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 67], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v31[64 * L + l] = acc0_v[l];
+    v31[65 * L + l] = acc1_v[l];
+    v31[66 * L + l] = acc2_v[l];
+    v31[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7433,33 +8295,65 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2402 = contract f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 69 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 64], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 65], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 66], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 69 + 67], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[64 * L + l] = acc0_v[l];
+    v15[65 * L + l] = acc1_v[l];
+    v15[66 * L + l] = acc2_v[l];
+    v15[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7721,61 +8615,93 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2440 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 5) * L + l], v23[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 15) * L + l], v23[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 25) * L + l], v23[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 40 + i1 + 35) * L + l], v23[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2445 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 5) * L + l], v28[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 15) * L + l], v28[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 25) * L + l], v28[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 35) * L + l], v28[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2572 = sub f64[16] -> v11
@@ -7793,61 +8719,93 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2452 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 5) * L + l], v28[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 15) * L + l], v28[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 25) * L + l], v28[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 35) * L + l], v28[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2457 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 5) * L + l], v25[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 15) * L + l], v25[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 25) * L + l], v25[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 35) * L + l], v25[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2580 = contract f64[16] -> v12
@@ -7874,61 +8832,93 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2467 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 5) * L + l], v25[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 15) * L + l], v25[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 25) * L + l], v25[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 35) * L + l], v25[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2472 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 40 + i1 + 5) * L + l], v18[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 40 + i1 + 15) * L + l], v18[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 25) * L + l], v18[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 35) * L + l], v18[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2591 = contract f64[16] -> v11
@@ -8119,6 +9109,10 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // fwp_oja_cde.final_outputs: 32 nodes
   // %45 = layernorm f64[69] -> v0
   // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
@@ -8325,29 +9319,41 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
   }
   // %57 = contract f64[64] -> v0
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = relu f64[64] -> v1
@@ -8360,29 +9366,41 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
   }
   // %60 = contract f64[80] -> v3
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %63 = contract f64[1] -> v0
@@ -8467,6 +9485,10 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8476,48 +9498,72 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   // fwp_oja_cde.final_outputs.vjp: 97 nodes
   // %348 = contract f64[80] -> v0
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %350 = contract f64[64] -> v1
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 64 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %45 = layernorm f64[69] -> v2
@@ -8541,8 +9587,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e59 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e59 * e59);
+        const T e107 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e107 * e107);
       }
     }
   }
@@ -8699,8 +9745,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e171 = v4[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e171 * e171);
+        const T e219 = v4[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e219 * e219);
       }
     }
   }
@@ -8725,29 +9771,41 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %57 = contract f64[64] -> v9
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 80], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 240], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 400], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 560], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %58 = add f64[64] -> v10
@@ -8768,29 +9826,41 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %354 = contract f64[80] -> v11
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 80 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %356 = mul f64[80] -> v12
@@ -8930,32 +10000,48 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %498 = contract f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 5) * L + l], v12[(i0 * 40 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 15) * L + l], v12[(i0 * 40 + i1 + 15) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 25) * L + l], v12[(i0 * 40 + i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 40 + i1 + 35) * L + l], v12[(i0 * 40 + i1 + 35) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %501 = mul f64[16,5] -> v15
@@ -8969,39 +10055,77 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %502 = contract f64[69] -> v5
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 4], v15[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 5], v15[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 6], v15[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(Wq[i0 * 8 + i1 * 345 + i2 * 69 + 7], v15[(i1 * 5 + i2) * L + l], acc7_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 64], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 65], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 66], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 67], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[64 * L + l] = acc0_v[l];
+    v5[65 * L + l] = acc1_v[l];
+    v5[66 * L + l] = acc2_v[l];
+    v5[67 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -9092,29 +10216,41 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %60 = contract f64[80] -> v7
   // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %347 = contract f64[1,80] -> d.out.weight

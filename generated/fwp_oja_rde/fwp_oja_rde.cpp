@@ -365,6 +365,10 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.field: 23 nodes
@@ -417,90 +421,110 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %12 = contract f64[16,10] -> v3
   // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -516,50 +540,64 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v4[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v4[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v4[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v4[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v4[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v4[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v4[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v4[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -608,29 +646,41 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %7 = contract f64[16] -> v3
   // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -707,6 +757,10 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -759,45 +813,55 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   // %12 = contract f64[16,10] -> v2
   // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -813,45 +877,55 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -859,50 +933,64 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 10) * L + l] = acc0_v[l];
+      v4[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -958,29 +1046,41 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %7 = contract f64[16] -> v4
   // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1002,80 +1102,110 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %80 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %168 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10) * L + l], v4[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 1) * L + l], v4[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 2) * L + l], v4[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 3) * L + l], v4[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 4) * L + l], v4[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 5) * L + l], v4[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 6) * L + l], v4[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 7) * L + l], v4[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 10) * L + l] = acc0_v[l];
+      v7[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %168 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 80 + i1) * L + l], v2[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 10) * L + l], v2[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 20) * L + l], v2[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 30) * L + l], v2[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 40) * L + l], v2[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 50) * L + l], v2[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 60) * L + l], v2[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 70) * L + l], v2[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %217 = mul f64[16,10] -> v8
@@ -1102,147 +1232,200 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %224 = contract f64[16,15] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 1], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 2], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 3], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 4], v8[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 5], v8[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 6], v8[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 7], v8[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 15) * L + l] = acc0_v[l];
+      v9[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 8], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 9], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 10], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 11], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v9[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v9[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v9[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
   // %81 = contract f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 100 + i1) * L + l], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 10) * L + l], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 20) * L + l], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 30) * L + l], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 40) * L + l], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 50) * L + l], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 60) * L + l], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 70) * L + l], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 10) * L + l] = acc0_v[l];
+      v4[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %220 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v8[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v8[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v8[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v8[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1259,49 +1442,76 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %223 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15], v7[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 1], v7[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 2], v7[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 3], v7[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 4], v7[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 5], v7[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 6], v7[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 7], v7[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 15) * L + l] = acc0_v[l];
+      v6[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 8], v7[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 9], v7[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 10], v7[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 11], v7[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v6[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v6[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v6[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1323,32 +1533,48 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %83 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 80 + i1) * L + l], v4[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 10) * L + l], v4[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 20) * L + l], v4[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 80 + i1 + 30) * L + l], v4[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 40) * L + l], v4[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 50) * L + l], v4[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 60) * L + l], v4[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 70) * L + l], v4[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %87 = mul f64[16] -> v3
@@ -1361,45 +1587,75 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %89 = contract f64[15] -> v4
   // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 1], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 2], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 3], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 15 + 4], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 15 + 5], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 15 + 6], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 15 + 7], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v4[4 * L + l] = acc4_v[l];
+    v4[5 * L + l] = acc5_v[l];
+    v4[6 * L + l] = acc6_v[l];
+    v4[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15 + 8], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 9], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 10], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 11], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[8 * L + l] = acc0_v[l];
+    v4[9 * L + l] = acc1_v[l];
+    v4[10 * L + l] = acc2_v[l];
+    v4[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v4[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %227 = add f64[15] -> v5
@@ -1618,6 +1874,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -1628,6 +1888,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   T acc_v_2[L] = {};
@@ -1685,90 +1949,110 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %12 = contract f64[16,10] -> v3
   // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1784,50 +2068,64 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
   // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v4[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v4[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v4[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v4[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v4[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v4[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v4[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v4[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1876,29 +2174,41 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %7 = contract f64[16] -> v3
   // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 120 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %8 = sigmoid f64[16] -> v5
@@ -1939,80 +2249,110 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %269 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %324 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 1) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 2) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 100 + i1 * 10 + 3) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 4) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 5) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 6) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 100 + i1 * 10 + 7) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 10) * L + l] = acc0_v[l];
+      v7[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %324 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 80 + i1) * L + l], v2[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 10) * L + l], v2[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 20) * L + l], v2[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 30) * L + l], v2[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 40) * L + l], v2[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 50) * L + l], v2[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 60) * L + l], v2[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 80 + i1 + 70) * L + l], v2[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %343 = mul f64[16,10] -> v8
@@ -2039,147 +2379,200 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %349 = contract f64[16,15] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 1], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 2], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 3], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 4], v8[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 5], v8[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 6], v8[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 7], v8[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 15) * L + l] = acc0_v[l];
+      v9[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 8], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 9], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 10], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 11], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v9[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v9[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v9[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
   // %270 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 100 + i1) * L + l], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 10) * L + l], v2[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 20) * L + l], v2[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 30) * L + l], v2[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 40) * L + l], v2[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 50) * L + l], v2[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 60) * L + l], v2[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 100 + i1 + 70) * L + l], v2[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 10) * L + l] = acc0_v[l];
+      v3[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %345 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v8[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v8[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v8[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v8[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v8[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v8[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v8[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -2196,49 +2589,76 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %348 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15], v7[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 1], v7[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 2], v7[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 3], v7[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 4], v7[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 5], v7[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 6], v7[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 7], v7[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 15) * L + l] = acc0_v[l];
+      v6[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 8], v7[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 9], v7[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 10], v7[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 11], v7[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v6[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v6[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v6[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -2260,32 +2680,48 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %272 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 80 + i1) * L + l], v3[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 80 + i1 + 10) * L + l], v3[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 80 + i1 + 20) * L + l], v3[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 80 + i1 + 30) * L + l], v3[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 80 + i1 + 40) * L + l], v3[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 80 + i1 + 50) * L + l], v3[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 80 + i1 + 60) * L + l], v3[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 80 + i1 + 70) * L + l], v3[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %273 = mul f64[16] -> v3
@@ -2298,45 +2734,75 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %275 = contract f64[15] -> v4
   // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 1], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 2], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 3], v3[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 15 + 4], v3[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 15 + 5], v3[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 15 + 6], v3[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 15 + 7], v3[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v4[4 * L + l] = acc4_v[l];
+    v4[5 * L + l] = acc5_v[l];
+    v4[6 * L + l] = acc6_v[l];
+    v4[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15 + 8], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 9], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 10], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 11], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[8 * L + l] = acc0_v[l];
+    v4[9 * L + l] = acc1_v[l];
+    v4[10 * L + l] = acc2_v[l];
+    v4[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v4[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %352 = add f64[15] -> v5
@@ -2434,8 +2900,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e477 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e477 * e477);
+          const T e837 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e837 * e837);
         }
       }
     }
@@ -2462,90 +2928,112 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
     // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 60], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 75], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 90], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wk[i0 * 150 + i1 + 105], v1_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
     // %12 = contract f64[16,10] -> v3
     // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 60], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 75], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 90], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wv[i0 * 150 + i1 + 105], v1_2[i1 * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2561,50 +3049,64 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
     // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 * 10) * L + l], v4_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v4_2[(i0 * 10 + i1) * L + l],
+                                 acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                    v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2661,29 +3163,41 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %7 = contract f64[16] -> v3
     // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 15; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 120 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 60], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 75], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 90], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wb[i0 * 120 + i1 + 105], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %8 = sigmoid f64[16] -> v5
@@ -2705,81 +3219,111 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %80 = contract f64[16,10] -> v7
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %168 = contract f64[16] -> v3
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10) * L + l], v3_2[(i0 * 10 + i1) * L + l],
+                                 acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 1) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 2) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 3) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 4) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 5) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 6) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + 7) * L + l],
+                                 v3_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v7_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %168 = contract f64[16] -> v3
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v7_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v7_2[(i0 * 80 + i1) * L + l], v2_2[(i0 * 80 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 10) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 20) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 30) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 30) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 40) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 40) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 50) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 50) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 60) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 60) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v7_2[(i0 * 80 + i1 + 70) * L + l],
+                                 v2_2[(i0 * 80 + i1 + 70) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %217 = mul f64[16,10] -> v8
@@ -2794,148 +3338,213 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %224 = contract f64[16,15] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15], v8_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 1], v8_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 2], v8_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 3], v8_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 4], v8_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 5], v8_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 6], v8_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 7], v8_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 15) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 15 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 15 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 15 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 15 + 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 15 + 5) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 15 + 6) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 15 + 7) * L + l] = acc7_v_2[l];
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 8], v8_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 9], v8_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 10], v8_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wk[i0 * 150 + i1 * 15 + 11], v8_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 15 + 8) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 15 + 9) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 15 + 10) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 15 + 11) * L + l] = acc3_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v8_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v9_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v9_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v9_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 12; i1 < 15; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v9_2[(i0 * 15 + i1 + 12) * L + l] = acc0_v_2[l];
         }
       }
     }
     // %81 = contract f64[16,10] -> v3
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(v6_2[(i0 * 100 + i1) * L + l], v2_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 10) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 20) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 30) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 40) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 50) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 60) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + 70) * L + l], v2_2[(i0 * 10 + i1) * L + l],
+                                 acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                    v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
     // %220 = contract f64[16,10] -> v2
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 100 + i1) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 10) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 20) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 30) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 40) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 50) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 60) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(W[(i0 * 100 + i1 + 70) * L + l], v8_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2_2[(i0 * 10) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 10 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 10 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 10 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 10 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 10 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 10 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 10 + 7) * L + l] = acc7_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
                                    v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 + 8) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -2952,50 +3561,87 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %223 = contract f64[16,15] -> v6
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15], v7_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 1], v7_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 2], v7_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 3], v7_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 4], v7_2[(i0 * 10 + i1) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 5], v7_2[(i0 * 10 + i1) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 6], v7_2[(i0 * 10 + i1) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 7], v7_2[(i0 * 10 + i1) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 15) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 15 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 15 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 15 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 15 + 4) * L + l] = acc4_v_2[l];
+        v6_2[(i0 * 15 + 5) * L + l] = acc5_v_2[l];
+        v6_2[(i0 * 15 + 6) * L + l] = acc6_v_2[l];
+        v6_2[(i0 * 15 + 7) * L + l] = acc7_v_2[l];
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 8], v7_2[(i0 * 10 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 9], v7_2[(i0 * 10 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 10], v7_2[(i0 * 10 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(Wv[i0 * 150 + i1 * 15 + 11], v7_2[(i0 * 10 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 15 + 8) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 15 + 9) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 15 + 10) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 15 + 11) * L + l] = acc3_v_2[l];
+      }
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
         }
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v7_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v7_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v7_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v7_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 12; i1 < 15; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 15 + i1 + 12) * L + l] = acc0_v_2[l];
         }
       }
     }
@@ -3017,33 +3663,49 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %83 = contract f64[16] -> v2
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v4_2[(i0 * 40 + i1) * L + l], v3_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v4_2[(i0 * 80 + i1) * L + l], v3_2[(i0 * 80 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 10) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 20) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 30) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 30) * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 40) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 40) * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 50) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 50) * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 60) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 60) * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(v4_2[(i0 * 80 + i1 + 70) * L + l],
+                                 v3_2[(i0 * 80 + i1 + 70) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %87 = mul f64[16] -> v3
@@ -3056,45 +3718,75 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %89 = contract f64[15] -> v2
     // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 15], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 15 + 1], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 15 + 2], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 15 + 3], v3_2[i0 * L + l], acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(Wb[i0 * 15 + 4], v3_2[i0 * L + l], acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(Wb[i0 * 15 + 5], v3_2[i0 * L + l], acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(Wb[i0 * 15 + 6], v3_2[i0 * L + l], acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(Wb[i0 * 15 + 7], v3_2[i0 * L + l], acc7_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[l] = acc0_v_2[l];
+      v2_2[1 * L + l] = acc1_v_2[l];
+      v2_2[2 * L + l] = acc2_v_2[l];
+      v2_2[3 * L + l] = acc3_v_2[l];
+      v2_2[4 * L + l] = acc4_v_2[l];
+      v2_2[5 * L + l] = acc5_v_2[l];
+      v2_2[6 * L + l] = acc6_v_2[l];
+      v2_2[7 * L + l] = acc7_v_2[l];
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 15 + 8], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 15 + 9], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 15 + 10], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 15 + 11], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[8 * L + l] = acc0_v_2[l];
+      v2_2[9 * L + l] = acc1_v_2[l];
+      v2_2[10 * L + l] = acc2_v_2[l];
+      v2_2[11 * L + l] = acc3_v_2[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15 + 12], v3_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 16; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v3_2[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = acc0_v_2[l];
+        v2_2[(i0 + 12) * L + l] = acc0_v_2[l];
       }
     }
     // %231 = mul f64[15] -> v3
@@ -3486,7 +4178,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3496,16 +4188,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3578,7 +4270,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3588,16 +4280,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -3672,7 +4364,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -3681,16 +4373,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
       }
     }
   }
@@ -3747,55 +4439,73 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %892 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 1) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 1) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 2) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 2) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 3) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 3) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 4) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 4) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 5) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 5) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 6) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 6) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 7) * L + l] +
+                                 (v18[(i0 * 100 + i1 * 10 + 7) * L + l] * (T(h) * 0.5f)),
+                             v11[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 10) * L + l] = acc0_v[l];
+      v9[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
-                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)),
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
-                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)),
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
-                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)),
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
-                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)),
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
-                                   (v18[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)),
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l] +
+                                   (v18[(i0 * 100 + i1 + i2 * 10 + 8) * L + l] * (T(h) * 0.5f)),
                                v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -3852,55 +4562,73 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %899 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma((v19[(i0 * 100 + i1 * 10) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 1) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 2) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 3) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 4) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 4) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 5) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 5) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 6) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 6) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma((v19[(i0 * 100 + i1 * 10 + 7) * L + l] * (T(h) * 0.5f)) +
+                                 z0_W[(i0 * 100 + i1 * 10 + 7) * L + l],
+                             v11[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 10) * L + l] = acc0_v[l];
+      v9[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v19[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma((v19[(i0 * 100 + i1 + i2 * 10 + 8) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -3973,50 +4701,64 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %904 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10) * L + l], v16[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 1) * L + l], v16[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 2) * L + l], v16[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 3) * L + l], v16[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 4) * L + l], v16[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 5) * L + l], v16[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 6) * L + l], v16[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 7) * L + l], v16[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 10) * L + l] = acc0_v[l] * T(h);
+      v9[(i0 * 10 + 1) * L + l] = acc1_v[l] * T(h);
+      v9[(i0 * 10 + 2) * L + l] = acc2_v[l] * T(h);
+      v9[(i0 * 10 + 3) * L + l] = acc3_v[l] * T(h);
+      v9[(i0 * 10 + 4) * L + l] = acc4_v[l] * T(h);
+      v9[(i0 * 10 + 5) * L + l] = acc5_v[l] * T(h);
+      v9[(i0 * 10 + 6) * L + l] = acc6_v[l] * T(h);
+      v9[(i0 * 10 + 7) * L + l] = acc7_v[l] * T(h);
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * T(h);
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l] * T(h);
+        v9[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l] * T(h);
       }
     }
   }
@@ -4453,7 +5195,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4463,16 +5205,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v6[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4509,50 +5251,64 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1275 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10) * L + l], v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 1) * L + l], v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 2) * L + l], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 3) * L + l], v11[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 4) * L + l], v11[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 5) * L + l], v11[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 6) * L + l], v11[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 100 + i1 * 10 + 7) * L + l], v11[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4612,7 +5368,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4622,16 +5378,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v6[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -4675,50 +5431,64 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %593 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 * 10) * L + l], v19[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 1) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 2) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 3) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 4) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 5) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 6) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 7) * L + l], v19[(i0 * 10 + i1) * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 10) * L + l] = acc0_v[l];
+      v13[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4793,50 +5563,64 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %892 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10) * L + l], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 1) * L + l], v18[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 2) * L + l], v18[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 3) * L + l], v18[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 4) * L + l], v18[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 5) * L + l], v18[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 6) * L + l], v18[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 100 + i1 * 10 + 7) * L + l], v18[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 10) * L + l] = acc0_v[l];
+      v20[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4895,50 +5679,64 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %899 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10) * L + l], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 1) * L + l], v18[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 2) * L + l], v18[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 3) * L + l], v18[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 4) * L + l], v18[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 5) * L + l], v18[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 6) * L + l], v18[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 7) * L + l], v18[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 10) * L + l] = acc0_v[l];
+      v22[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4996,50 +5794,64 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1278 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10) * L + l], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 1) * L + l], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 2) * L + l], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 3) * L + l], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 4) * L + l], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 5) * L + l], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 6) * L + l], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 7) * L + l], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 10) * L + l] = acc0_v[l];
+      v22[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5083,32 +5895,48 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1281 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v11[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v11[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v11[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v11[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v11[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v11[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v11[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v11[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1284 = mul f64[16,10] -> v22
@@ -5149,80 +5977,110 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1290 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1291 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v27[(i0 * 100 + i1 * 10) * L + l], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 100 + i1 * 10 + 1) * L + l], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 100 + i1 * 10 + 2) * L + l], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 100 + i1 * 10 + 3) * L + l], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 100 + i1 * 10 + 4) * L + l], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 100 + i1 * 10 + 5) * L + l], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 100 + i1 * 10 + 6) * L + l], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 100 + i1 * 10 + 7) * L + l], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1291 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1294 = mul f64[16,10] -> v24
@@ -5251,80 +6109,110 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1301 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1302 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10) * L + l], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 1) * L + l], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 2) * L + l], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 3) * L + l], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 4) * L + l], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 5) * L + l], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 6) * L + l], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 7) * L + l], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1302 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v20[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v20[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v20[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v20[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v20[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v20[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v20[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v20[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1305 = mul f64[16,10] -> v12
@@ -5353,80 +6241,110 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1312 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1313 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v29[(i0 * 100 + i1 * 10) * L + l], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 100 + i1 * 10 + 1) * L + l], v17[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 100 + i1 * 10 + 2) * L + l], v17[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 100 + i1 * 10 + 3) * L + l], v17[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 100 + i1 * 10 + 4) * L + l], v17[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 100 + i1 * 10 + 5) * L + l], v17[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 100 + i1 * 10 + 6) * L + l], v17[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 100 + i1 * 10 + 7) * L + l], v17[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1313 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 80 + i1) * L + l], v15[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 10) * L + l], v15[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 20) * L + l], v15[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 30) * L + l], v15[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 40) * L + l], v15[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 50) * L + l], v15[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 60) * L + l], v15[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 70) * L + l], v15[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1316 = mul f64[16,10] -> v17
@@ -5457,99 +6375,125 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1339 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 100 + i1) * L + l], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 10) * L + l], v13[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 20) * L + l], v13[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 30) * L + l], v13[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 40) * L + l], v13[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 50) * L + l], v13[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 60) * L + l], v13[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 100 + i1 + 70) * L + l], v13[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %1341 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1) * L + l], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 10) * L + l], v17[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 20) * L + l], v17[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 30) * L + l], v17[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 40) * L + l], v17[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 50) * L + l], v17[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 60) * L + l], v17[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 70) * L + l], v17[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 10) * L + l] = acc0_v[l];
+      v13[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5565,32 +6509,48 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1347 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 80 + i1) * L + l], v19[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 10) * L + l], v19[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 20) * L + l], v19[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 80 + i1 + 30) * L + l], v19[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 40) * L + l], v19[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 50) * L + l], v19[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 60) * L + l], v19[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 80 + i1 + 70) * L + l], v19[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1348 = mul f64[16] -> v13
@@ -5602,99 +6562,125 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1320 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 100 + i1) * L + l], v16[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 10) * L + l], v16[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 20) * L + l], v16[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 30) * L + l], v16[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 40) * L + l], v16[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 50) * L + l], v16[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 60) * L + l], v16[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v27[(i0 * 100 + i1 + 70) * L + l], v16[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %1319 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v28[(i0 * 100 + i1) * L + l], v20[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 10) * L + l], v20[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 20) * L + l], v20[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 30) * L + l], v20[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 40) * L + l], v20[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 50) * L + l], v20[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 60) * L + l], v20[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 70) * L + l], v20[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 10) * L + l] = acc0_v[l];
+      v16[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5706,32 +6692,48 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1322 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 80 + i1) * L + l], v19[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 10) * L + l], v19[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 20) * L + l], v19[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 80 + i1 + 30) * L + l], v19[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 40) * L + l], v19[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 50) * L + l], v19[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 60) * L + l], v19[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 80 + i1 + 70) * L + l], v19[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1323 = mul f64[16] -> v9
@@ -5743,99 +6745,125 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %1328 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 100 + i1) * L + l], v24[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 10) * L + l], v24[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 20) * L + l], v24[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 30) * L + l], v24[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 40) * L + l], v24[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 50) * L + l], v24[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 60) * L + l], v24[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 70) * L + l], v24[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 10) * L + l] = acc0_v[l];
+      v15[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %1330 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 100 + i1) * L + l], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 10) * L + l], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 20) * L + l], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 30) * L + l], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 40) * L + l], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 50) * L + l], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 60) * L + l], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 100 + i1 + 70) * L + l], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 10) * L + l] = acc0_v[l];
+      v16[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5923,7 +6951,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v27[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -5933,114 +6961,143 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v27[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v21[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v27[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
   // %1353 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 100 + i1) * L + l], v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 10) * L + l], v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 20) * L + l], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 30) * L + l], v11[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 40) * L + l], v11[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 50) * L + l], v11[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 60) * L + l], v11[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v2[(i0 * 100 + i1 + 70) * L + l], v11[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 10) * L + l] = acc0_v[l];
+      v12[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %1359 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 100 + i1) * L + l], v22[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 10) * L + l], v22[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 20) * L + l], v22[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 30) * L + l], v22[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 40) * L + l], v22[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 50) * L + l], v22[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 60) * L + l], v22[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 70) * L + l], v22[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 10) * L + l] = acc0_v[l];
+      v11[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6120,7 +7177,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v28[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6130,16 +7187,19 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v28[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v2[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v28[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -6195,32 +7255,48 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %1354 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1355 = mul f64[16] -> v12
@@ -6282,7 +7358,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6292,16 +7368,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v12[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
-      v14[i0 * L + l] = acc1_v[l];
-      v18[i0 * L + l] = acc2_v[l];
+      v10[(i0 + 12) * L + l] = acc0_v[l];
+      v14[(i0 + 12) * L + l] = acc1_v[l];
+      v18[(i0 + 12) * L + l] = acc2_v[l];
     }
   }
   // %1350 = add f64[15] -> v19
@@ -6979,7 +8055,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6989,16 +8065,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2 + 120], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -7071,7 +8147,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -7081,16 +8157,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2 + 120], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 + 8) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 + 8) * L + l] = acc2_v[l];
       }
     }
   }
@@ -7103,50 +8179,64 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %593 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 * 10) * L + l], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 1) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 2) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 3) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 4) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 5) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 6) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + 7) * L + l], v17[(i0 * 10 + i1) * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 10) * L + l] = acc0_v[l];
+      v11[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7225,50 +8315,64 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %892 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10) * L + l], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 1) * L + l], v13[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 2) * L + l], v13[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 3) * L + l], v13[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 4) * L + l], v13[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 5) * L + l], v13[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 6) * L + l], v13[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 100 + i1 * 10 + 7) * L + l], v13[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 10) * L + l] = acc0_v[l];
+      v18[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7338,50 +8442,64 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %899 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10) * L + l], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 1) * L + l], v13[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 2) * L + l], v13[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 3) * L + l], v13[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 4) * L + l], v13[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 5) * L + l], v13[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 6) * L + l], v13[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 100 + i1 * 10 + 7) * L + l], v13[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 10) * L + l] = acc0_v[l];
+      v21[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7468,50 +8586,64 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %1278 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10) * L + l], v21[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 1) * L + l], v21[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 2) * L + l], v21[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 3) * L + l], v21[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 4) * L + l], v21[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 5) * L + l], v21[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 6) * L + l], v21[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 100 + i1 * 10 + 7) * L + l], v21[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 10) * L + l] = acc0_v[l];
+      v24[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
                                v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7581,80 +8713,110 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %1537 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1965 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v19[(i0 * 100 + i1 * 10) * L + l], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 100 + i1 * 10 + 1) * L + l], v15[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 100 + i1 * 10 + 2) * L + l], v15[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 100 + i1 * 10 + 3) * L + l], v15[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 100 + i1 * 10 + 4) * L + l], v15[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 100 + i1 * 10 + 5) * L + l], v15[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 100 + i1 * 10 + 6) * L + l], v15[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 100 + i1 * 10 + 7) * L + l], v15[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10) * L + l] = acc0_v[l];
+      v24[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1965 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 80 + i1) * L + l], v24[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 10) * L + l], v24[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 20) * L + l], v24[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 30) * L + l], v24[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 40) * L + l], v24[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 50) * L + l], v24[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 60) * L + l], v24[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 80 + i1 + 70) * L + l], v24[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2182 = mul f64[16,10] -> v15
@@ -7683,80 +8845,110 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2187 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2188 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v22[(i0 * 100 + i1 * 10) * L + l], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 100 + i1 * 10 + 1) * L + l], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 100 + i1 * 10 + 2) * L + l], v10[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 100 + i1 * 10 + 3) * L + l], v10[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 100 + i1 * 10 + 4) * L + l], v10[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 100 + i1 * 10 + 5) * L + l], v10[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 100 + i1 * 10 + 6) * L + l], v10[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 100 + i1 * 10 + 7) * L + l], v10[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10) * L + l] = acc0_v[l];
+      v24[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2188 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 80 + i1) * L + l], v18[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 10) * L + l], v18[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 20) * L + l], v18[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 30) * L + l], v18[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 40) * L + l], v18[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 50) * L + l], v18[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 60) * L + l], v18[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 70) * L + l], v18[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2191 = mul f64[16,10] -> v27
@@ -7785,80 +8977,110 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2196 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2197 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10) * L + l], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 100 + i1 * 10 + 1) * L + l], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 100 + i1 * 10 + 2) * L + l], v10[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 100 + i1 * 10 + 3) * L + l], v10[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 4) * L + l], v10[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 5) * L + l], v10[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 6) * L + l], v10[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 100 + i1 * 10 + 7) * L + l], v10[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10) * L + l] = acc0_v[l];
+      v24[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2197 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2200 = mul f64[16,10] -> v10
@@ -7894,80 +9116,110 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2207 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2208 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10) * L + l], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 1) * L + l], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 2) * L + l], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 100 + i1 * 10 + 3) * L + l], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 4) * L + l], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 5) * L + l], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 6) * L + l], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 100 + i1 * 10 + 7) * L + l], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 10) * L + l] = acc0_v[l];
+      v29[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2208 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 80 + i1) * L + l], v16[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 10) * L + l], v16[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 20) * L + l], v16[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 30) * L + l], v16[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 40) * L + l], v16[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 50) * L + l], v16[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 60) * L + l], v16[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 70) * L + l], v16[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2211 = mul f64[16,10] -> v12
@@ -8063,7 +9315,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         v32[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -8073,114 +9325,143 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v31[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v32[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v32[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
   // %1547 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 100 + i1) * L + l], v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 10) * L + l], v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 20) * L + l], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 30) * L + l], v11[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 40) * L + l], v11[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 50) * L + l], v11[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 60) * L + l], v11[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 100 + i1 + 70) * L + l], v11[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 10) * L + l] = acc0_v[l];
+      v29[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %2220 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1) * L + l], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 10) * L + l], v15[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 20) * L + l], v15[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 30) * L + l], v15[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 40) * L + l], v15[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 50) * L + l], v15[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 60) * L + l], v15[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 100 + i1 + 70) * L + l], v15[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 10) * L + l] = acc0_v[l];
+      v11[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8196,32 +9477,48 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1555 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 80 + i1) * L + l], v17[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 10) * L + l], v17[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 20) * L + l], v17[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 80 + i1 + 30) * L + l], v17[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 40) * L + l], v17[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 50) * L + l], v17[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 60) * L + l], v17[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v29[(i0 * 80 + i1 + 70) * L + l], v17[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1556 = mul f64[16] -> v11
@@ -8233,80 +9530,109 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2231 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2232 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 100 + i1) * L + l], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 100 + i1 + 10) * L + l], v18[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 100 + i1 + 20) * L + l], v18[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 100 + i1 + 30) * L + l], v18[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v22[(i0 * 100 + i1 + 40) * L + l], v18[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 100 + i1 + 50) * L + l], v18[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 100 + i1 + 60) * L + l], v18[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 100 + i1 + 70) * L + l], v18[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 10) * L + l] = acc0_v[l];
+      v17[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2232 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 80 + i1) * L + l], v17[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 10) * L + l], v17[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 20) * L + l], v17[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 30) * L + l], v17[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 40) * L + l], v17[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 50) * L + l], v17[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 60) * L + l], v17[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 80 + i1 + 70) * L + l], v17[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %703 = mul f64[16] -> v8
@@ -8325,50 +9651,63 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2236 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 100 + i1) * L + l], v27[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 10) * L + l], v27[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 20) * L + l], v27[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 30) * L + l], v27[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 40) * L + l], v27[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 50) * L + l], v27[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 60) * L + l], v27[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v20[(i0 * 100 + i1 + 70) * L + l], v27[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 10) * L + l] = acc0_v[l];
+      v29[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8392,99 +9731,125 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2247 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 100 + i1) * L + l], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 10) * L + l], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 20) * L + l], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 30) * L + l], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 40) * L + l], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 50) * L + l], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 60) * L + l], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 100 + i1 + 70) * L + l], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 10) * L + l] = acc0_v[l];
+      v17[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
   // %2252 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 100 + i1) * L + l], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 10) * L + l], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 20) * L + l], v10[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 30) * L + l], v10[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 40) * L + l], v10[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 50) * L + l], v10[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 60) * L + l], v10[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 100 + i1 + 70) * L + l], v10[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 10) * L + l] = acc0_v[l];
+      v14[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8564,7 +9929,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -8574,16 +9939,19 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v22[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1 + 12) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1 + 12) * L + l] = acc2_v[l];
       }
     }
   }
@@ -8639,32 +10007,48 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2248 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 80 + i1) * L + l], v13[(i0 * 80 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 10) * L + l], v13[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 20) * L + l], v13[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 80 + i1 + 30) * L + l], v13[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 40) * L + l], v13[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 50) * L + l], v13[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 60) * L + l], v13[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 80 + i1 + 70) * L + l], v13[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2249 = mul f64[16] -> v13
@@ -8726,7 +10110,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8736,16 +10120,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v13[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v13[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
-      v17[i0 * L + l] = acc1_v[l];
-      v27[i0 * L + l] = acc2_v[l];
+      v8[(i0 + 12) * L + l] = acc0_v[l];
+      v17[(i0 + 12) * L + l] = acc1_v[l];
+      v27[(i0 + 12) * L + l] = acc2_v[l];
     }
   }
   // %2227 = add f64[15] -> v29
@@ -8771,80 +10155,109 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2263 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2264 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 100 + i1) * L + l], v16[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 100 + i1 + 10) * L + l], v16[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 100 + i1 + 20) * L + l], v16[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 100 + i1 + 30) * L + l], v16[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 40) * L + l], v16[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 50) * L + l], v16[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 60) * L + l], v16[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v28[(i0 * 100 + i1 + 70) * L + l], v16[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 10) * L + l] = acc0_v[l];
+      v14[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2264 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 80 + i1) * L + l], v14[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 10) * L + l], v14[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 20) * L + l], v14[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 30) * L + l], v14[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 40) * L + l], v14[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 50) * L + l], v14[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 60) * L + l], v14[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 80 + i1 + 70) * L + l], v14[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2265 = mul f64[16] -> v16
@@ -8855,141 +10268,211 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %2266 = contract f64[15] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 1], v16[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 2], v16[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 3], v16[i0 * L + l], acc3_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 15 + 4], v16[i0 * L + l], acc4_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 15 + 5], v16[i0 * L + l], acc5_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 15 + 6], v16[i0 * L + l], acc6_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 15 + 7], v16[i0 * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v9[4 * L + l] = acc4_v[l];
+    v9[5 * L + l] = acc5_v[l];
+    v9[6 * L + l] = acc6_v[l];
+    v9[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 15 + 8], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 15 + 9], v16[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 15 + 10], v16[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 15 + 11], v16[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[8 * L + l] = acc0_v[l];
+    v9[9 * L + l] = acc1_v[l];
+    v9[10 * L + l] = acc2_v[l];
+    v9[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15 + 12], v16[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 + 12) * L + l] = acc0_v[l];
+    }
+  }
+  // %2272 = contract f64[16,15] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 1], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 2], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 3], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 4], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 5], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 6], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 7], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 15) * L + l] = acc0_v[l];
+      v30[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 15 + 7) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 8], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 9], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 10], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + 11], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v30[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v30[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v30[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v30[(i0 * 15 + 11) * L + l] = acc3_v[l];
     }
-  }
-  // %2272 = contract f64[16,15] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 + i2 * 15 + 12], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
   // %2268 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 100 + i1) * L + l], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 10) * L + l], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 20) * L + l], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 30) * L + l], v12[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 40) * L + l], v12[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 50) * L + l], v12[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 60) * L + l], v12[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v26[(i0 * 100 + i1 + 70) * L + l], v12[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 10) * L + l] = acc0_v[l];
+      v17[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9006,49 +10489,76 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %2271 = contract f64[16,15] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15], v27[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 1], v27[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 2], v27[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 3], v27[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 4], v27[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 5], v27[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 6], v27[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 7], v27[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 15) * L + l] = acc0_v[l];
+      v31[(i0 * 15 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 15 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 15 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 15 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 15 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 15 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 15 + 7) * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 8], v27[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 9], v27[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 10], v27[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + 11], v27[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 15 + 8) * L + l] = acc0_v[l];
+      v31[(i0 * 15 + 9) * L + l] = acc1_v[l];
+      v31[(i0 * 15 + 10) * L + l] = acc2_v[l];
+      v31[(i0 * 15 + 11) * L + l] = acc3_v[l];
+    }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 + i2 * 15 + 12], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1 + 12) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9227,6 +10737,10 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.final_outputs: 32 nodes
@@ -9278,45 +10792,55 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   // %49 = contract f64[16,10] -> v2
   // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9356,50 +10880,63 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   // %51 = contract f64[16,10] -> v2
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9424,8 +10961,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e123 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e123 * e123);
+        const T e171 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e171 * e171);
       }
     }
   }
@@ -9450,29 +10987,41 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   }
   // %56 = contract f64[128] -> v3
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %58 = relu f64[128] -> v4
@@ -9485,29 +11034,41 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   }
   // %59 = contract f64[160] -> v3
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %61 = add f64[160] -> v4
@@ -9605,6 +11166,10 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -9657,45 +11222,55 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   // %49 = contract f64[16,10] -> v2
   // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 + 60], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 + 75], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 + 90], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 10) * L + l] = acc0_v[l];
+      v2[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2 + 120], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9734,81 +11309,110 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %375 = contract f64[160] -> v2
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 160], y_bar_logits[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(out_weight[i0 * 4 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(out_weight[i0 * 8 + i1 * 160 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = contract f64[16,10] -> v5
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 100 + i1) * L + l], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 10) * L + l], v3[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 20) * L + l], v3[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 30) * L + l], v3[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 40) * L + l], v3[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 50) * L + l], v3[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 60) * L + l], v3[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 + 70) * L + l], v3[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 10) * L + l] = acc0_v[l];
+      v5[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2 + 80) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9871,8 +11475,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e169 = v5[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e169 * e169);
+        const T e241 = v5[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e241 * e241);
       }
     }
   }
@@ -9897,29 +11501,41 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %56 = contract f64[128] -> v9
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 640 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 160], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 320], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 640 + i1 + 480], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 160], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 320], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 480], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 640], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 800], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 960], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1280 + i1 + 1120], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %57 = add f64[128] -> v10
@@ -9932,29 +11548,41 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %377 = contract f64[128] -> v9
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 4 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 8 + i1 * 128 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %379 = mul f64[128] -> v11
@@ -9967,29 +11595,41 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %381 = contract f64[160] -> v12
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 160 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 160 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %382 = mul f64[160] -> v13
@@ -10053,80 +11693,110 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %522 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %523 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10) * L + l], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 1) * L + l], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 2) * L + l], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(W[(i0 * 100 + i1 * 10 + 3) * L + l], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 4) * L + l], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 5) * L + l], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 6) * L + l], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(W[(i0 * 100 + i1 * 10 + 7) * L + l], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10) * L + l] = acc0_v[l];
+      v13[(i0 * 10 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 10 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 10 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 10 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 10 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 10 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 10 + 7) * L + l] = acc7_v[l];
+    }
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10 + 8) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 + 8) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %523 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 80 + i1) * L + l], v13[(i0 * 80 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 10) * L + l], v13[(i0 * 80 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 20) * L + l], v13[(i0 * 80 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 30) * L + l], v13[(i0 * 80 + i1 + 30) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 40) * L + l], v13[(i0 * 80 + i1 + 40) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 50) * L + l], v13[(i0 * 80 + i1 + 50) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 60) * L + l], v13[(i0 * 80 + i1 + 60) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 80 + i1 + 70) * L + l], v13[(i0 * 80 + i1 + 70) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %526 = mul f64[16,10] -> v14
@@ -10140,53 +11810,82 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %527 = contract f64[15] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 1], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 2], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 3], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 4], v14[(i0 * 10 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 5], v14[(i0 * 10 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 6], v14[(i0 * 10 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 7], v14[(i0 * 10 + i1) * L + l], acc7_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v9[4 * L + l] = acc4_v[l];
+    v9[5 * L + l] = acc5_v[l];
+    v9[6 * L + l] = acc6_v[l];
+    v9[7 * L + l] = acc7_v[l];
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 8], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 9], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 10], v14[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 150 + i1 * 15 + 11], v14[(i0 * 10 + i1) * L + l], acc3_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[8 * L + l] = acc0_v[l];
+    v9[9 * L + l] = acc1_v[l];
+    v9[10 * L + l] = acc2_v[l];
+    v9[11 * L + l] = acc3_v[l];
+  }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v14[(i1 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v14[(i1 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v14[(i1 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 + i1 * 150 + i2 * 15 + 12], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v9[(i0 + 12) * L + l] = acc0_v[l];
     }
   }
   // %528 = mul f64[15] -> d.ln.gain
@@ -10265,29 +11964,41 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   // %59 = contract f64[160] -> v7
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %61 = add f64[160] -> v3

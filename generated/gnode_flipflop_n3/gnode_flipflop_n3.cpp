@@ -446,6 +446,10 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_flipflop_n3.field: 31 nodes
   // %2 = concat f64[6] -> v0
   // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
@@ -463,30 +467,65 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
   }
   // %9 = contract f64[100] -> v1
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = relu f64[100] -> v2
   // gnode_flipflop_n3.ode:6: #
@@ -498,30 +537,65 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
   }
   // %14 = contract f64[100] -> v1
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %17 = relu f64[100] -> v2
   // gnode_flipflop_n3.ode:6: #
@@ -533,30 +607,65 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
   }
   // %19 = contract f64[100] -> v1
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %22 = relu f64[100] -> v2
   // gnode_flipflop_n3.ode:6: #
@@ -668,6 +777,10 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_flipflop_n3.field.vjp: 57 nodes
   // %55 = div f64[3] -> v0
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -727,57 +840,127 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %66 = contract f64[100] -> v4
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %9 = contract f64[100] -> v5
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v6
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -797,30 +980,65 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %14 = contract f64[100] -> v7
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v8
   // gnode_flipflop_n3.ode:6: #
@@ -840,30 +1058,65 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %19 = contract f64[100] -> v9
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[96 * L + l] = acc0_v[l];
+    v9[97 * L + l] = acc1_v[l];
+    v9[98 * L + l] = acc2_v[l];
+    v9[99 * L + l] = acc3_v[l];
   }
   // %21 = add f64[100] -> v10
   // gnode_flipflop_n3.ode:6: #
@@ -883,30 +1136,65 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %70 = contract f64[100] -> v4
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %72 = mul f64[100] -> v11
   // gnode_flipflop_n3.ode:6: #
@@ -918,30 +1206,65 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %74 = contract f64[100] -> v4
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %76 = mul f64[100] -> v8
   // gnode_flipflop_n3.ode:6: #
@@ -976,7 +1299,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -984,12 +1307,12 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v4[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %22 = relu f64[100] -> v6
@@ -1052,7 +1375,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     v10[2 * L + l] = acc2_v[l];
     v10[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1060,12 +1383,12 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v12[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v12[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v10[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %79 = add f64[6] -> v13
@@ -1292,10 +1615,18 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 21224; ++i) {
     dtheta[i] = 0.0f;
@@ -1317,30 +1648,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %9 = contract f64[100] -> v1
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v2
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -1360,30 +1726,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %14 = contract f64[100] -> v3
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v4
   // gnode_flipflop_n3.ode:6: #
@@ -1403,30 +1804,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %19 = contract f64[100] -> v5
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %21 = add f64[100] -> v6
   // gnode_flipflop_n3.ode:6: #
@@ -1546,7 +1982,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1554,12 +1990,12 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v10[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v10[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
+      v11[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %102 = mul f64[3] -> v8
@@ -1572,30 +2008,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %109 = contract f64[100] -> v12
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[96 * L + l] = acc0_v[l];
+    v12[97 * L + l] = acc1_v[l];
+    v12[98 * L + l] = acc2_v[l];
+    v12[99 * L + l] = acc3_v[l];
   }
   // %110 = mul f64[100] -> v13
   // gnode_flipflop_n3.ode:6: #
@@ -1607,30 +2078,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %112 = contract f64[100] -> v6
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v13[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v13[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %113 = mul f64[100] -> v12
   // gnode_flipflop_n3.ode:6: #
@@ -1642,30 +2148,65 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %115 = contract f64[100] -> v4
   // gnode_flipflop_n3.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v12[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %116 = mul f64[100] -> v6
   // gnode_flipflop_n3.ode:6: #
@@ -1700,7 +2241,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1708,12 +2249,12 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %122 = neg f64[3] -> adj.h
@@ -1904,60 +2445,134 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %66 = contract f64[100] -> v4
     // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v2_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %9 = contract f64[100] -> v5
     // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 6; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 + 576], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 + 582], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 + 588], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 + 594], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5_2[96 * L + l] = acc0_v_2[l];
+      v5_2[97 * L + l] = acc1_v_2[l];
+      v5_2[98 * L + l] = acc2_v_2[l];
+      v5_2[99 * L + l] = acc3_v_2[l];
     }
     // %11 = add f64[100] -> v6
     // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -1977,33 +2592,72 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %14 = contract f64[100] -> v7
     // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v5_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v5_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v5_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v5_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v5_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v5_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v7_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v7_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v7_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 + 9600], v5_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 + 9700], v5_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 + 9800], v5_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 + 9900], v5_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[96 * L + l] = acc0_v_2[l];
+      v7_2[97 * L + l] = acc1_v_2[l];
+      v7_2[98 * L + l] = acc2_v_2[l];
+      v7_2[99 * L + l] = acc3_v_2[l];
     }
     // %16 = add f64[100] -> v5
     // gnode_flipflop_n3.ode:6: #
@@ -2023,33 +2677,72 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %19 = contract f64[100] -> v8
     // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v7_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v7_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v7_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v7_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v7_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v7_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v7_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v7_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 + 9600], v7_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 + 9700], v7_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 + 9800], v7_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 + 9900], v7_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8_2[96 * L + l] = acc0_v_2[l];
+      v8_2[97 * L + l] = acc1_v_2[l];
+      v8_2[98 * L + l] = acc2_v_2[l];
+      v8_2[99 * L + l] = acc3_v_2[l];
     }
     // %21 = add f64[100] -> v7
     // gnode_flipflop_n3.ode:6: #
@@ -2069,33 +2762,72 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %70 = contract f64[100] -> v4
     // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v8_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v8_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v8_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v8_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v8_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v8_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v8_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v8_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v8_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %72 = mul f64[100] -> v8
     // gnode_flipflop_n3.ode:6: #
@@ -2107,33 +2839,72 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %74 = contract f64[100] -> v4
     // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %76 = mul f64[100] -> v5
     // gnode_flipflop_n3.ode:6: #
@@ -2168,7 +2939,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       v1_2[2 * L + l] = acc2_v_2[l];
       v1_2[3 * L + l] = acc3_v_2[l];
     }
-    for (int64_t i0 = 4; i0 < 6; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2176,12 +2947,12 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v5_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = acc0_v_2[l];
+        v1_2[(i0 + 4) * L + l] = acc0_v_2[l];
       }
     }
     // %22 = relu f64[100] -> v4
@@ -2245,7 +3016,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       v5_2[2 * L + l] = acc2_v_2[l];
       v5_2[3 * L + l] = acc3_v_2[l];
     }
-    for (int64_t i0 = 4; i0 < 6; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2253,12 +3024,12 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 6], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 6 + 4], v4_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = acc0_v_2[l];
+        v5_2[(i0 + 4) * L + l] = acc0_v_2[l];
       }
     }
     // %81 = slice f64[3] -> d.x
@@ -2305,6 +3076,10 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_flipflop_n3.field.step.tsit5: 196 nodes
   // %173 = concat f64[6] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
@@ -2337,30 +3112,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %174 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %176 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2370,30 +3180,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %177 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %179 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2403,30 +3248,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %180 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %182 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2499,30 +3379,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %767 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %769 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2532,30 +3447,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %770 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %772 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2565,30 +3515,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %773 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %775 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2663,30 +3648,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %786 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %788 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2696,30 +3716,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %789 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %791 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2729,30 +3784,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %792 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %794 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2811,30 +3901,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %810 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %812 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2844,30 +3969,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %813 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %815 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2877,30 +4037,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %816 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %818 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2993,30 +4188,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %845 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %847 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3026,30 +4256,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %848 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %850 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3059,30 +4324,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %851 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %853 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3143,30 +4443,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %867 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %869 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3176,30 +4511,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %870 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %872 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3209,30 +4579,65 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %873 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %875 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3401,6 +4806,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_flipflop_n3.field.step.tsit5.vjp: 436 nodes
   // %173 = concat f64[6] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
@@ -3416,30 +4825,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %174 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %175 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3456,30 +4900,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %177 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %178 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3496,30 +4975,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %180 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %181 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3611,30 +5125,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %767 = contract f64[100] -> v12
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[96 * L + l] = acc0_v[l];
+    v12[97 * L + l] = acc1_v[l];
+    v12[98 * L + l] = acc2_v[l];
+    v12[99 * L + l] = acc3_v[l];
   }
   // %768 = add f64[100] -> v13
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3651,30 +5200,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %770 = contract f64[100] -> v14
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v12[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[96 * L + l] = acc0_v[l];
+    v14[97 * L + l] = acc1_v[l];
+    v14[98 * L + l] = acc2_v[l];
+    v14[99 * L + l] = acc3_v[l];
   }
   // %771 = add f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3715,30 +5299,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %773 = contract f64[100] -> v17
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v14[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v14[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v14[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[96 * L + l] = acc0_v[l];
+    v17[97 * L + l] = acc1_v[l];
+    v17[98 * L + l] = acc2_v[l];
+    v17[99 * L + l] = acc3_v[l];
   }
   // %774 = add f64[100] -> v18
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3808,30 +5427,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %786 = contract f64[100] -> v22
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v21[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v21[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v21[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v22[96 * L + l] = acc0_v[l];
+    v22[97 * L + l] = acc1_v[l];
+    v22[98 * L + l] = acc2_v[l];
+    v22[99 * L + l] = acc3_v[l];
   }
   // %787 = add f64[100] -> v23
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3848,30 +5502,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %789 = contract f64[100] -> v24
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v22[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v22[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v22[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[96 * L + l] = acc0_v[l];
+    v24[97 * L + l] = acc1_v[l];
+    v24[98 * L + l] = acc2_v[l];
+    v24[99 * L + l] = acc3_v[l];
   }
   // %790 = add f64[100] -> v25
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3888,30 +5577,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %792 = contract f64[100] -> v26
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v24[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v24[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v24[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[96 * L + l] = acc0_v[l];
+    v26[97 * L + l] = acc1_v[l];
+    v26[98 * L + l] = acc2_v[l];
+    v26[99 * L + l] = acc3_v[l];
   }
   // %793 = add f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4006,30 +5730,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %810 = contract f64[100] -> v32
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v31[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v31[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v31[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v31[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[96 * L + l] = acc0_v[l];
+    v32[97 * L + l] = acc1_v[l];
+    v32[98 * L + l] = acc2_v[l];
+    v32[99 * L + l] = acc3_v[l];
   }
   // %811 = add f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4046,30 +5805,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %813 = contract f64[100] -> v34
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v32[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v32[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v32[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v32[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v34[96 * L + l] = acc0_v[l];
+    v34[97 * L + l] = acc1_v[l];
+    v34[98 * L + l] = acc2_v[l];
+    v34[99 * L + l] = acc3_v[l];
   }
   // %814 = add f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4086,30 +5880,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %816 = contract f64[100] -> v36
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8) * L + l] = acc0_v[l];
+      v36[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v36[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v36[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v36[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v34[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v34[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v34[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v34[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v36[96 * L + l] = acc0_v[l];
+    v36[97 * L + l] = acc1_v[l];
+    v36[98 * L + l] = acc2_v[l];
+    v36[99 * L + l] = acc3_v[l];
   }
   // %817 = add f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4229,30 +6058,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %845 = contract f64[100] -> v44
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 4) * L + l] = acc0_v[l];
-      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 8) * L + l] = acc0_v[l];
+      v44[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v44[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v44[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v44[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v41[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v41[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v41[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v41[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v44[96 * L + l] = acc0_v[l];
+    v44[97 * L + l] = acc1_v[l];
+    v44[98 * L + l] = acc2_v[l];
+    v44[99 * L + l] = acc3_v[l];
   }
   // %846 = add f64[100] -> v45
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4269,30 +6133,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %848 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v44[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v44[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v44[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v44[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8) * L + l] = acc0_v[l];
+      v46[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v46[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v46[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v46[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v44[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v44[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v44[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v44[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v46[96 * L + l] = acc0_v[l];
+    v46[97 * L + l] = acc1_v[l];
+    v46[98 * L + l] = acc2_v[l];
+    v46[99 * L + l] = acc3_v[l];
   }
   // %849 = add f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4309,30 +6208,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %851 = contract f64[100] -> v48
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v46[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v46[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v46[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v46[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v48[96 * L + l] = acc0_v[l];
+    v48[97 * L + l] = acc1_v[l];
+    v48[98 * L + l] = acc2_v[l];
+    v48[99 * L + l] = acc3_v[l];
   }
   // %852 = add f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4398,30 +6332,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %867 = contract f64[100] -> v52
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[(i0 * 4) * L + l] = acc0_v[l];
-      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8) * L + l] = acc0_v[l];
+      v52[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v52[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v52[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v52[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v51[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v51[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v51[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v51[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v52[96 * L + l] = acc0_v[l];
+    v52[97 * L + l] = acc1_v[l];
+    v52[98 * L + l] = acc2_v[l];
+    v52[99 * L + l] = acc3_v[l];
   }
   // %868 = add f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4438,30 +6407,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %870 = contract f64[100] -> v54
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v52[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v52[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v52[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v52[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[(i0 * 4) * L + l] = acc0_v[l];
-      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8) * L + l] = acc0_v[l];
+      v54[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v54[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v54[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v54[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v52[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v52[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v52[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v52[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v54[96 * L + l] = acc0_v[l];
+    v54[97 * L + l] = acc1_v[l];
+    v54[98 * L + l] = acc2_v[l];
+    v54[99 * L + l] = acc3_v[l];
   }
   // %871 = add f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4478,30 +6482,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %873 = contract f64[100] -> v56
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v54[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v54[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v54[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v54[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 8) * L + l] = acc0_v[l];
+      v56[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v56[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v56[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v56[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v54[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v54[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v54[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v54[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v56[96 * L + l] = acc0_v[l];
+    v56[97 * L + l] = acc1_v[l];
+    v56[98 * L + l] = acc2_v[l];
+    v56[99 * L + l] = acc3_v[l];
   }
   // %874 = add f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4598,7 +6637,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v58[2 * L + l] = acc2_v[l];
     v58[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4606,12 +6645,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v19[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v19[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = acc0_v[l];
+      v58[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1215 = mul f64[3] -> v7
@@ -4622,30 +6661,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1216 = contract f64[100] -> v59
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[(i0 * 4) * L + l] = acc0_v[l];
-      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8) * L + l] = acc0_v[l];
+      v59[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v59[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v59[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v59[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v59[96 * L + l] = acc0_v[l];
+    v59[97 * L + l] = acc1_v[l];
+    v59[98 * L + l] = acc2_v[l];
+    v59[99 * L + l] = acc3_v[l];
   }
   // %1218 = mul f64[100] -> v60
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4655,30 +6729,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1219 = contract f64[100] -> v57
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v60[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v60[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v60[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v60[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8) * L + l] = acc0_v[l];
+      v57[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v57[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v57[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v57[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v60[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v60[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v60[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v60[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v57[96 * L + l] = acc0_v[l];
+    v57[97 * L + l] = acc1_v[l];
+    v57[98 * L + l] = acc2_v[l];
+    v57[99 * L + l] = acc3_v[l];
   }
   // %1220 = mul f64[100] -> v59
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4688,30 +6797,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1221 = contract f64[100] -> v55
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v59[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v59[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v59[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v59[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v59[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v59[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v59[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v59[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v59[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8) * L + l] = acc0_v[l];
+      v55[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v55[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v55[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v55[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v59[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v59[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v59[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v59[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v55[96 * L + l] = acc0_v[l];
+    v55[97 * L + l] = acc1_v[l];
+    v55[98 * L + l] = acc2_v[l];
+    v55[99 * L + l] = acc3_v[l];
   }
   // %1223 = mul f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4744,7 +6888,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v53[2 * L + l] = acc2_v[l];
     v53[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4752,12 +6896,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v57[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v57[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = acc0_v[l];
+      v53[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1230 = add f64[6] -> v55
@@ -4815,7 +6959,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v58[2 * L + l] = acc2_v[l];
     v58[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4823,12 +6967,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v40[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v40[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = acc0_v[l];
+      v58[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1245 = mul f64[3] -> v42
@@ -4839,30 +6983,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1246 = contract f64[100] -> v53
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v42[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v42[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v42[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v42[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v42[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v42[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v42[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v42[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v53[96 * L + l] = acc0_v[l];
+    v53[97 * L + l] = acc1_v[l];
+    v53[98 * L + l] = acc2_v[l];
+    v53[99 * L + l] = acc3_v[l];
   }
   // %1248 = mul f64[100] -> v61
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4872,30 +7051,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1249 = contract f64[100] -> v49
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v61[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v49[(i0 * 8) * L + l] = acc0_v[l];
+      v49[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v49[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v49[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v49[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v49[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v61[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v61[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v61[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v61[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v49[96 * L + l] = acc0_v[l];
+    v49[97 * L + l] = acc1_v[l];
+    v49[98 * L + l] = acc2_v[l];
+    v49[99 * L + l] = acc3_v[l];
   }
   // %1250 = mul f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4905,30 +7119,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1251 = contract f64[100] -> v47
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v53[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v53[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v53[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v53[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v53[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v53[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v53[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v53[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v53[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v47[96 * L + l] = acc0_v[l];
+    v47[97 * L + l] = acc1_v[l];
+    v47[98 * L + l] = acc2_v[l];
+    v47[99 * L + l] = acc3_v[l];
   }
   // %1252 = mul f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -4961,7 +7210,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v45[2 * L + l] = acc2_v[l];
     v45[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4969,12 +7218,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v49[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v49[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = acc0_v[l];
+      v45[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1254 = add f64[6] -> v47
@@ -5033,7 +7282,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v58[2 * L + l] = acc2_v[l];
     v58[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5041,12 +7290,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v50[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v50[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = acc0_v[l];
+      v58[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1262 = mul f64[3] -> v39
@@ -5057,30 +7306,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1263 = contract f64[100] -> v45
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v39[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v39[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v39[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v39[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[96 * L + l] = acc0_v[l];
+    v45[97 * L + l] = acc1_v[l];
+    v45[98 * L + l] = acc2_v[l];
+    v45[99 * L + l] = acc3_v[l];
   }
   // %1264 = mul f64[100] -> v62
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5090,30 +7374,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1265 = contract f64[100] -> v37
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v62[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v62[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v62[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v62[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8) * L + l] = acc0_v[l];
+      v37[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v37[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v37[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v37[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v62[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v62[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v62[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v62[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v37[96 * L + l] = acc0_v[l];
+    v37[97 * L + l] = acc1_v[l];
+    v37[98 * L + l] = acc2_v[l];
+    v37[99 * L + l] = acc3_v[l];
   }
   // %1267 = mul f64[100] -> v45
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5123,30 +7442,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1268 = contract f64[100] -> v35
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v45[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v45[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v45[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v45[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v45[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v45[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8) * L + l] = acc0_v[l];
+      v35[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v35[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v35[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v35[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v45[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v45[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v45[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v45[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[96 * L + l] = acc0_v[l];
+    v35[97 * L + l] = acc1_v[l];
+    v35[98 * L + l] = acc2_v[l];
+    v35[99 * L + l] = acc3_v[l];
   }
   // %1270 = mul f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5179,7 +7533,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v33[2 * L + l] = acc2_v[l];
     v33[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5187,12 +7541,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v37[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v37[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
+      v33[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1277 = add f64[6] -> v35
@@ -5228,30 +7582,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1297 = contract f64[100] -> v33
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v58[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v58[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v58[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v58[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v58[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v58[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v58[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v58[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v58[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v58[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v58[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v58[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v58[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[96 * L + l] = acc0_v[l];
+    v33[97 * L + l] = acc1_v[l];
+    v33[98 * L + l] = acc2_v[l];
+    v33[99 * L + l] = acc3_v[l];
   }
   // %1298 = mul f64[100] -> v63
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5261,30 +7650,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1299 = contract f64[100] -> v27
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v63[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v63[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v63[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v63[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v63[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v63[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v63[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v63[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v27[96 * L + l] = acc0_v[l];
+    v27[97 * L + l] = acc1_v[l];
+    v27[98 * L + l] = acc2_v[l];
+    v27[99 * L + l] = acc3_v[l];
   }
   // %1301 = mul f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5294,30 +7718,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1302 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v33[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v33[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v33[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v33[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v25[96 * L + l] = acc0_v[l];
+    v25[97 * L + l] = acc1_v[l];
+    v25[98 * L + l] = acc2_v[l];
+    v25[99 * L + l] = acc3_v[l];
   }
   // %1303 = mul f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5350,7 +7809,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v23[2 * L + l] = acc2_v[l];
     v23[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5358,12 +7817,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v27[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v27[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
+      v23[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1308 = mul f64[3] -> v25
@@ -5398,7 +7857,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5406,12 +7865,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v25[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v25[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1310 = add f64[6] -> v65
@@ -5448,30 +7907,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1318 = contract f64[100] -> v23
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v43[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v43[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v43[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v43[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v43[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v43[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v43[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v43[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v43[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v43[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v43[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v43[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v43[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[96 * L + l] = acc0_v[l];
+    v23[97 * L + l] = acc1_v[l];
+    v23[98 * L + l] = acc2_v[l];
+    v23[99 * L + l] = acc3_v[l];
   }
   // %1320 = mul f64[100] -> v66
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5481,30 +7975,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1321 = contract f64[100] -> v18
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v66[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v66[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v66[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v66[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v66[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v66[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v66[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v66[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[96 * L + l] = acc0_v[l];
+    v18[97 * L + l] = acc1_v[l];
+    v18[98 * L + l] = acc2_v[l];
+    v18[99 * L + l] = acc3_v[l];
   }
   // %1322 = mul f64[100] -> v23
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5514,30 +8043,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1323 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v23[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v23[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v23[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[96 * L + l] = acc0_v[l];
+    v15[97 * L + l] = acc1_v[l];
+    v15[98 * L + l] = acc2_v[l];
+    v15[99 * L + l] = acc3_v[l];
   }
   // %1324 = mul f64[100] -> v18
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5570,7 +8134,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5578,12 +8142,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v18[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1329 = mul f64[3] -> v13
@@ -5618,7 +8182,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v15[2 * L + l] = acc2_v[l];
     v15[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5626,12 +8190,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v13[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v13[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc0_v[l];
+      v15[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1331 = add f64[6] -> v67
@@ -5693,7 +8257,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5701,12 +8265,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v30[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v30[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1345 = mul f64[3] -> v8
@@ -5717,30 +8281,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1346 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[96 * L + l] = acc0_v[l];
+    v15[97 * L + l] = acc1_v[l];
+    v15[98 * L + l] = acc2_v[l];
+    v15[99 * L + l] = acc3_v[l];
   }
   // %1347 = mul f64[100] -> v68
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5750,30 +8349,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1348 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v68[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v68[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v68[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v68[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v68[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v68[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v68[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v68[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %1349 = mul f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5783,30 +8417,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %1350 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v15[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v15[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %1351 = mul f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -5839,7 +8508,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5847,12 +8516,12 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1356 = add f64[6] -> v4
@@ -6110,6 +8779,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_flipflop_n3.field.step.tsit5.fsal: 217 nodes
   // %3994 = add f64[3] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
@@ -6149,30 +8822,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %3996 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %3998 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6182,30 +8890,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %3999 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %4001 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6215,30 +8958,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4002 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %4004 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6296,30 +9074,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4020 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %4022 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6329,30 +9142,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4023 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %4025 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6362,30 +9210,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4026 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %4028 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6478,30 +9361,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4046 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %4048 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6511,30 +9429,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4049 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %4051 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6544,30 +9497,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4052 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %4054 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6627,30 +9615,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4068 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %4070 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6660,30 +9683,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4071 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %4073 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6693,30 +9751,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4074 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %4076 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6794,30 +9887,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4099 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %4101 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6827,30 +9955,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4102 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %4104 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6860,30 +10023,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4105 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %4107 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -6979,30 +10177,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4139 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %4141 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7012,30 +10245,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4142 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %4144 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7045,30 +10313,65 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
   }
   // %4145 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %4147 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7252,6 +10555,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 21224; ++i) {
     dtheta[i] = 0.0f;
@@ -7299,30 +10606,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %174 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %175 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7339,30 +10681,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %177 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %178 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7379,30 +10756,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %180 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %181 = add f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7494,30 +10906,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %767 = contract f64[100] -> v14
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[96 * L + l] = acc0_v[l];
+    v14[97 * L + l] = acc1_v[l];
+    v14[98 * L + l] = acc2_v[l];
+    v14[99 * L + l] = acc3_v[l];
   }
   // %768 = add f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7534,30 +10981,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %770 = contract f64[100] -> v16
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v14[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v14[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v14[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[96 * L + l] = acc0_v[l];
+    v16[97 * L + l] = acc1_v[l];
+    v16[98 * L + l] = acc2_v[l];
+    v16[99 * L + l] = acc3_v[l];
   }
   // %771 = add f64[100] -> v17
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7574,30 +11056,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %773 = contract f64[100] -> v18
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v16[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v16[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v16[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[96 * L + l] = acc0_v[l];
+    v18[97 * L + l] = acc1_v[l];
+    v18[98 * L + l] = acc2_v[l];
+    v18[99 * L + l] = acc3_v[l];
   }
   // %774 = add f64[100] -> v19
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7691,30 +11208,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %786 = contract f64[100] -> v24
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v21[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v21[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v21[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[96 * L + l] = acc0_v[l];
+    v24[97 * L + l] = acc1_v[l];
+    v24[98 * L + l] = acc2_v[l];
+    v24[99 * L + l] = acc3_v[l];
   }
   // %787 = add f64[100] -> v25
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7731,30 +11283,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %789 = contract f64[100] -> v26
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v24[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v24[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v24[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[96 * L + l] = acc0_v[l];
+    v26[97 * L + l] = acc1_v[l];
+    v26[98 * L + l] = acc2_v[l];
+    v26[99 * L + l] = acc3_v[l];
   }
   // %790 = add f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7771,30 +11358,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %792 = contract f64[100] -> v28
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v26[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v26[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v26[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v28[96 * L + l] = acc0_v[l];
+    v28[97 * L + l] = acc1_v[l];
+    v28[98 * L + l] = acc2_v[l];
+    v28[99 * L + l] = acc3_v[l];
   }
   // %793 = add f64[100] -> v29
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7865,30 +11487,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %810 = contract f64[100] -> v32
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v31[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v31[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v31[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v31[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[96 * L + l] = acc0_v[l];
+    v32[97 * L + l] = acc1_v[l];
+    v32[98 * L + l] = acc2_v[l];
+    v32[99 * L + l] = acc3_v[l];
   }
   // %811 = add f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7905,30 +11562,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %813 = contract f64[100] -> v34
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v32[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v32[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v32[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v32[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v34[96 * L + l] = acc0_v[l];
+    v34[97 * L + l] = acc1_v[l];
+    v34[98 * L + l] = acc2_v[l];
+    v34[99 * L + l] = acc3_v[l];
   }
   // %814 = add f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -7945,30 +11637,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %816 = contract f64[100] -> v36
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8) * L + l] = acc0_v[l];
+      v36[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v36[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v36[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v36[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v34[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v34[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v34[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v34[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v36[96 * L + l] = acc0_v[l];
+    v36[97 * L + l] = acc1_v[l];
+    v36[98 * L + l] = acc2_v[l];
+    v36[99 * L + l] = acc3_v[l];
   }
   // %817 = add f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8088,30 +11815,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %845 = contract f64[100] -> v44
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 4) * L + l] = acc0_v[l];
-      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 8) * L + l] = acc0_v[l];
+      v44[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v44[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v44[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v44[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v41[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v41[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v41[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v41[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v44[96 * L + l] = acc0_v[l];
+    v44[97 * L + l] = acc1_v[l];
+    v44[98 * L + l] = acc2_v[l];
+    v44[99 * L + l] = acc3_v[l];
   }
   // %846 = add f64[100] -> v45
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8128,30 +11890,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %848 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v44[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v44[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v44[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v44[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8) * L + l] = acc0_v[l];
+      v46[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v46[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v46[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v46[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v44[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v44[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v44[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v44[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v46[96 * L + l] = acc0_v[l];
+    v46[97 * L + l] = acc1_v[l];
+    v46[98 * L + l] = acc2_v[l];
+    v46[99 * L + l] = acc3_v[l];
   }
   // %849 = add f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8168,30 +11965,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %851 = contract f64[100] -> v48
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v46[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v46[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v46[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v46[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v48[96 * L + l] = acc0_v[l];
+    v48[97 * L + l] = acc1_v[l];
+    v48[98 * L + l] = acc2_v[l];
+    v48[99 * L + l] = acc3_v[l];
   }
   // %852 = add f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8264,30 +12096,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %867 = contract f64[100] -> v52
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[(i0 * 4) * L + l] = acc0_v[l];
-      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8) * L + l] = acc0_v[l];
+      v52[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v52[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v52[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v52[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v51[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v51[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v51[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v51[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v52[96 * L + l] = acc0_v[l];
+    v52[97 * L + l] = acc1_v[l];
+    v52[98 * L + l] = acc2_v[l];
+    v52[99 * L + l] = acc3_v[l];
   }
   // %868 = add f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8304,30 +12171,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %870 = contract f64[100] -> v54
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v52[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v52[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v52[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v52[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[(i0 * 4) * L + l] = acc0_v[l];
-      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8) * L + l] = acc0_v[l];
+      v54[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v54[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v54[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v54[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v52[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v52[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v52[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v52[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v54[96 * L + l] = acc0_v[l];
+    v54[97 * L + l] = acc1_v[l];
+    v54[98 * L + l] = acc2_v[l];
+    v54[99 * L + l] = acc3_v[l];
   }
   // %871 = add f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8344,30 +12246,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %873 = contract f64[100] -> v56
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v54[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v54[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v54[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v54[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 8) * L + l] = acc0_v[l];
+      v56[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v56[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v56[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v56[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v54[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v54[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v54[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v54[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v56[96 * L + l] = acc0_v[l];
+    v56[97 * L + l] = acc1_v[l];
+    v56[98 * L + l] = acc2_v[l];
+    v56[99 * L + l] = acc3_v[l];
   }
   // %874 = add f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8466,30 +12403,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1594 = contract f64[100] -> v62
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v61[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 8) * L + l] = acc0_v[l];
+      v62[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v62[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v62[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v62[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v61[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v61[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v61[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v61[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v62[96 * L + l] = acc0_v[l];
+    v62[97 * L + l] = acc1_v[l];
+    v62[98 * L + l] = acc2_v[l];
+    v62[99 * L + l] = acc3_v[l];
   }
   // %1595 = mul f64[100] -> v63
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8499,30 +12471,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1596 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v63[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v63[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v63[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v63[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v63[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v63[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v63[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v63[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %1597 = mul f64[100] -> v62
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8532,30 +12539,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %1598 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v62[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v62[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v62[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v62[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v62[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v62[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v62[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v62[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %1599 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8588,7 +12630,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8596,12 +12638,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v4[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1591 = mul f64[3] -> v6
@@ -8636,7 +12678,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8644,12 +12686,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1603 = sub f64[3] -> v2
@@ -8674,30 +12716,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3050 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v60[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v60[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v60[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v60[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v60[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v60[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v60[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v60[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %3051 = mul f64[100] -> v65
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8707,30 +12784,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3052 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v65[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v65[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v65[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v65[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v65[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v65[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v65[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v65[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v65[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v65[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v65[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v65[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v65[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %3053 = mul f64[100] -> v19
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8740,30 +12852,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3054 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v19[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v19[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v19[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %3055 = mul f64[100] -> v17
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8796,7 +12943,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8804,12 +12951,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v17[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v17[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3047 = mul f64[3] -> v4
@@ -8844,7 +12991,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v15[2 * L + l] = acc2_v[l];
     v15[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8852,12 +12999,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v4[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc0_v[l];
+      v15[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3059 = sub f64[3] -> v9
@@ -8885,30 +13032,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3069 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v20[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v20[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v20[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[96 * L + l] = acc0_v[l];
+    v15[97 * L + l] = acc1_v[l];
+    v15[98 * L + l] = acc2_v[l];
+    v15[99 * L + l] = acc3_v[l];
   }
   // %3070 = mul f64[100] -> v66
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8918,30 +13100,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3071 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v66[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v66[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v66[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v66[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v66[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v66[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v66[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v66[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[96 * L + l] = acc0_v[l];
+    v15[97 * L + l] = acc1_v[l];
+    v15[98 * L + l] = acc2_v[l];
+    v15[99 * L + l] = acc3_v[l];
   }
   // %3072 = mul f64[100] -> v29
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -8951,30 +13168,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3073 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v29[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v29[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v29[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[96 * L + l] = acc0_v[l];
+    v15[97 * L + l] = acc1_v[l];
+    v15[98 * L + l] = acc2_v[l];
+    v15[99 * L + l] = acc3_v[l];
   }
   // %3074 = mul f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9007,7 +13259,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9015,12 +13267,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v27[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v27[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3077 = mul f64[3] -> v15
@@ -9055,7 +13307,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v25[2 * L + l] = acc2_v[l];
     v25[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9063,12 +13315,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v15[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v15[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = acc0_v[l];
+      v25[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3081 = sub f64[3] -> v13
@@ -9097,30 +13349,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3092 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v30[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v30[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v30[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v25[96 * L + l] = acc0_v[l];
+    v25[97 * L + l] = acc1_v[l];
+    v25[98 * L + l] = acc2_v[l];
+    v25[99 * L + l] = acc3_v[l];
   }
   // %3093 = mul f64[100] -> v67
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9130,30 +13417,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3094 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v67[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v67[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v67[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v67[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v67[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v67[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v67[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v67[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v67[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v67[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v67[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v67[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v67[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v67[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v67[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v67[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v25[96 * L + l] = acc0_v[l];
+    v25[97 * L + l] = acc1_v[l];
+    v25[98 * L + l] = acc2_v[l];
+    v25[99 * L + l] = acc3_v[l];
   }
   // %3095 = mul f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9163,30 +13485,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3096 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v37[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v37[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v37[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v37[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v25[96 * L + l] = acc0_v[l];
+    v25[97 * L + l] = acc1_v[l];
+    v25[98 * L + l] = acc2_v[l];
+    v25[99 * L + l] = acc3_v[l];
   }
   // %3097 = mul f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9219,7 +13576,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9227,12 +13584,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v35[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v35[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3100 = mul f64[3] -> v25
@@ -9267,7 +13624,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v33[2 * L + l] = acc2_v[l];
     v33[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9275,12 +13632,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v25[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v25[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
+      v33[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3104 = sub f64[3] -> v23
@@ -9310,30 +13667,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3120 = contract f64[100] -> v33
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v39[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v39[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v39[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v39[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[96 * L + l] = acc0_v[l];
+    v33[97 * L + l] = acc1_v[l];
+    v33[98 * L + l] = acc2_v[l];
+    v33[99 * L + l] = acc3_v[l];
   }
   // %3121 = mul f64[100] -> v68
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9343,30 +13735,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3122 = contract f64[100] -> v33
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v68[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v68[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v68[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v68[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v68[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v68[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v68[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v68[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[96 * L + l] = acc0_v[l];
+    v33[97 * L + l] = acc1_v[l];
+    v33[98 * L + l] = acc2_v[l];
+    v33[99 * L + l] = acc3_v[l];
   }
   // %3123 = mul f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9376,30 +13803,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3124 = contract f64[100] -> v33
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v49[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v49[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v49[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v49[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v49[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v49[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v49[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v49[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v49[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v49[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v49[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v49[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v49[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v49[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v49[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v49[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[96 * L + l] = acc0_v[l];
+    v33[97 * L + l] = acc1_v[l];
+    v33[98 * L + l] = acc2_v[l];
+    v33[99 * L + l] = acc3_v[l];
   }
   // %3125 = mul f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9432,7 +13894,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9440,12 +13902,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v47[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v47[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3117 = mul f64[3] -> v33
@@ -9480,7 +13942,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v45[2 * L + l] = acc2_v[l];
     v45[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9488,12 +13950,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v33[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v33[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = acc0_v[l];
+      v45[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3129 = sub f64[3] -> v38
@@ -9524,30 +13986,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3147 = contract f64[100] -> v45
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v50[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v50[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v50[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v50[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v50[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v50[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v50[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v50[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[96 * L + l] = acc0_v[l];
+    v45[97 * L + l] = acc1_v[l];
+    v45[98 * L + l] = acc2_v[l];
+    v45[99 * L + l] = acc3_v[l];
   }
   // %3148 = mul f64[100] -> v69
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9557,30 +14054,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3149 = contract f64[100] -> v45
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v69[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v69[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v69[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v69[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v69[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v69[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v69[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v69[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v69[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v69[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v69[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v69[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v69[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v69[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v69[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v69[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[96 * L + l] = acc0_v[l];
+    v45[97 * L + l] = acc1_v[l];
+    v45[98 * L + l] = acc2_v[l];
+    v45[99 * L + l] = acc3_v[l];
   }
   // %3150 = mul f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9590,30 +14122,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3151 = contract f64[100] -> v45
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v57[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v57[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v57[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v57[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v57[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v57[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v57[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v57[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v57[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v57[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v57[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v57[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v57[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[96 * L + l] = acc0_v[l];
+    v45[97 * L + l] = acc1_v[l];
+    v45[98 * L + l] = acc2_v[l];
+    v45[99 * L + l] = acc3_v[l];
   }
   // %3152 = mul f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9646,7 +14213,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v64[2 * L + l] = acc2_v[l];
     v64[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9654,12 +14221,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v55[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v55[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = acc0_v[l];
+      v64[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3144 = mul f64[3] -> v45
@@ -9694,7 +14261,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v53[2 * L + l] = acc2_v[l];
     v53[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9702,12 +14269,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v45[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v45[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = acc0_v[l];
+      v53[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3156 = sub f64[3] -> v43
@@ -9958,30 +14525,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %907 = contract f64[100] -> v53
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v64[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v64[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v64[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v64[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 6], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 12], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 18], v64[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 24], v64[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 30], v64[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 36], v64[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 48 + i1 + 42], v64[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 576], v64[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 582], v64[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 588], v64[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 594], v64[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v53[96 * L + l] = acc0_v[l];
+    v53[97 * L + l] = acc1_v[l];
+    v53[98 * L + l] = acc2_v[l];
+    v53[99 * L + l] = acc3_v[l];
   }
   // %908 = add f64[100] -> v71
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -9998,30 +14600,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %910 = contract f64[100] -> v72
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v53[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v53[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v53[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v53[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8) * L + l] = acc0_v[l];
+      v72[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v72[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v72[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v72[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v53[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v53[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v53[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v53[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[96 * L + l] = acc0_v[l];
+    v72[97 * L + l] = acc1_v[l];
+    v72[98 * L + l] = acc2_v[l];
+    v72[99 * L + l] = acc3_v[l];
   }
   // %911 = add f64[100] -> v73
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -10038,30 +14675,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %913 = contract f64[100] -> v74
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v72[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v72[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v72[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v72[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v72[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v72[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v72[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v72[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v72[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v72[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v72[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v72[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v74[(i0 * 4) * L + l] = acc0_v[l];
-      v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8) * L + l] = acc0_v[l];
+      v74[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v74[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v74[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v74[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v72[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v72[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v72[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v72[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v74[96 * L + l] = acc0_v[l];
+    v74[97 * L + l] = acc1_v[l];
+    v74[98 * L + l] = acc2_v[l];
+    v74[99 * L + l] = acc3_v[l];
   }
   // %914 = add f64[100] -> v75
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -10177,7 +14849,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v76[2 * L + l] = acc2_v[l];
     v76[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -10185,12 +14857,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v10[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6 + 4], v10[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v76[i0 * L + l] = acc0_v[l];
+      v76[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3306 = mul f64[3] -> v12
@@ -10201,30 +14873,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3307 = contract f64[100] -> v77
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v77[(i0 * 4) * L + l] = acc0_v[l];
-      v77[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v77[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v77[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8) * L + l] = acc0_v[l];
+      v77[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v77[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v77[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v77[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v12[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v77[96 * L + l] = acc0_v[l];
+    v77[97 * L + l] = acc1_v[l];
+    v77[98 * L + l] = acc2_v[l];
+    v77[99 * L + l] = acc3_v[l];
   }
   // %3309 = mul f64[100] -> v78
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -10234,30 +14941,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3310 = contract f64[100] -> v75
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v78[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v78[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v78[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v78[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v78[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v78[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v78[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v78[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v78[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v78[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v78[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v78[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[(i0 * 4) * L + l] = acc0_v[l];
-      v75[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v75[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v75[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v75[(i0 * 8) * L + l] = acc0_v[l];
+      v75[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v75[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v75[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v75[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v75[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v75[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v75[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v78[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v78[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v78[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v78[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v75[96 * L + l] = acc0_v[l];
+    v75[97 * L + l] = acc1_v[l];
+    v75[98 * L + l] = acc2_v[l];
+    v75[99 * L + l] = acc3_v[l];
   }
   // %3312 = mul f64[100] -> v77
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -10267,30 +15009,65 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %3313 = contract f64[100] -> v73
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v77[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v77[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v77[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v77[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v77[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v77[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v77[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v77[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v77[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v77[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v77[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v77[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[(i0 * 4) * L + l] = acc0_v[l];
-      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8) * L + l] = acc0_v[l];
+      v73[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v73[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v73[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v73[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v77[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v77[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v77[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v77[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[96 * L + l] = acc0_v[l];
+    v73[97 * L + l] = acc1_v[l];
+    v73[98 * L + l] = acc2_v[l];
+    v73[99 * L + l] = acc3_v[l];
   }
   // %3314 = mul f64[100] -> v75
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -10323,7 +15100,7 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     v71[2 * L + l] = acc2_v[l];
     v71[3 * L + l] = acc3_v[l];
   }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -10331,12 +15108,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v75[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6 + 4], v75[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[i0 * L + l] = acc0_v[l];
+      v71[(i0 + 4) * L + l] = acc0_v[l];
     }
   }
   // %3326 = mul f64[3] -> err.a.h

@@ -328,32 +328,48 @@ extern "C" void gnode_walker2d_nc_init_state(const void* /*ctx*/, const void* th
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.init: 5 nodes
   // %33 = contract f64[32] -> v0
   // gnode_walker2d_nc.ode:37: state h : [N] = h0(x(t0))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 68 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 17], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 34], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 51], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 136 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 17], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 34], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 51], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 68], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 85], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 102], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 119], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %34 = add f64[32] -> h
@@ -385,6 +401,10 @@ extern "C" void gnode_walker2d_nc_init_state_vjp(const void* /*ctx*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.init.vjp: 5 nodes
   // %136 = contract f64[32,17] -> d.h0.weight
   // gnode_walker2d_nc.ode:37: state h : [N] = h0(x(t0))
@@ -414,29 +434,41 @@ extern "C" void gnode_walker2d_nc_init_state_vjp(const void* /*ctx*/, const void
   if (u0_bar) {
     // %137 = contract f64[17] -> d.x@t0
     // gnode_walker2d_nc.ode:37: state h : [N] = h0(x(t0))
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17], z0_bar_h[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 4], z0_bar_h[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 5], z0_bar_h[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 6], z0_bar_h[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 7], z0_bar_h[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u0_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u0_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u0_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u0_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u0_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u0_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u0_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u0_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u0_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
@@ -482,6 +514,10 @@ extern "C" void gnode_walker2d_nc_field(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.field: 25 nodes
   // %2 = concat f64[49] -> v0
   // gnode_walker2d_nc.ode:40: let hx = concat(h, x(t))
@@ -499,30 +535,65 @@ extern "C" void gnode_walker2d_nc_field(const void* /*ctx*/, double /*t*/, const
   }
   // %9 = contract f64[100] -> v1
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = relu f64[100] -> v2
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -536,30 +607,65 @@ extern "C" void gnode_walker2d_nc_field(const void* /*ctx*/, double /*t*/, const
   // %14 = contract f64[100] -> v1
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %17 = relu f64[100] -> v2
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -573,56 +679,80 @@ extern "C" void gnode_walker2d_nc_field(const void* /*ctx*/, double /*t*/, const
   // %19 = contract f64[32] -> v1
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = contract f64[32] -> v2
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %24 = mul f64[32] -> h
@@ -684,6 +814,10 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.field.vjp: 50 nodes
   // %2 = concat f64[49] -> v0
   // gnode_walker2d_nc.ode:40: let hx = concat(h, x(t))
@@ -701,30 +835,65 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %9 = contract f64[100] -> v1
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v2
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -746,30 +915,65 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   // %14 = contract f64[100] -> v3
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v4
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -792,29 +996,41 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   // %19 = contract f64[32] -> v5
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = tanh f64[32] -> v6
@@ -828,29 +1044,41 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %4 = contract f64[32] -> v5
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = sigmoid f64[32] -> v7
@@ -872,29 +1100,41 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %56 = contract f64[49] -> v8
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 49], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -931,30 +1171,65 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   // %62 = contract f64[100] -> v10
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
   }
   // %64 = mul f64[100] -> v11
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -968,30 +1243,65 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   // %66 = contract f64[100] -> v4
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %68 = mul f64[100] -> v10
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -1004,29 +1314,41 @@ extern "C" void gnode_walker2d_nc_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   // %70 = contract f64[49] -> v2
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1238,10 +1560,18 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 19932; ++i) {
     dtheta[i] = 0.0f;
@@ -1263,30 +1593,65 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %9 = contract f64[100] -> v1
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v2
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -1308,30 +1673,65 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   // %14 = contract f64[100] -> v3
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v4
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -1354,29 +1754,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   // %19 = contract f64[32] -> v5
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = tanh f64[32] -> v6
@@ -1398,29 +1810,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %4 = contract f64[32] -> v7
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = sigmoid f64[32] -> v8
@@ -1450,29 +1874,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %98 = contract f64[49] -> v9
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1509,30 +1945,65 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   // %102 = contract f64[100] -> v10
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
   }
   // %103 = mul f64[100] -> v11
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -1546,30 +2017,65 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   // %105 = contract f64[100] -> v4
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
   // Sec. 6.4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %106 = mul f64[100] -> v10
   // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -1582,29 +2088,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // %108 = contract f64[49] -> v2
   // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1742,33 +2260,72 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %9 = contract f64[100] -> v1
     // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 49; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 49; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 + 4704], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 + 4753], v0_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 + 4802], v0_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 + 4851], v0_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %11 = add f64[100] -> v2
     // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
@@ -1790,33 +2347,72 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     // %14 = contract f64[100] -> v3
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
     // Sec. 6.4
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 + 9600], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 + 9700], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 + 9800], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 + 9900], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[96 * L + l] = acc0_v_2[l];
+      v3_2[97 * L + l] = acc1_v_2[l];
+      v3_2[98 * L + l] = acc2_v_2[l];
+      v3_2[99 * L + l] = acc3_v_2[l];
     }
     // %16 = add f64[100] -> v1
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -1839,32 +2435,48 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     // %19 = contract f64[32] -> v4
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
     // Sec. 6.4
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %22 = tanh f64[32] -> v3
@@ -1878,29 +2490,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %4 = contract f64[32] -> v4
     // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 49; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 196 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 392 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %7 = sigmoid f64[32] -> v0
@@ -1922,29 +2546,41 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %56 = contract f64[49] -> v5
     // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 49], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v5_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v5_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v5_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -1973,33 +2609,72 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     // %62 = contract f64[100] -> v3
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
     // Sec. 6.4
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v4_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v4_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[96 * L + l] = acc0_v_2[l];
+      v3_2[97 * L + l] = acc1_v_2[l];
+      v3_2[98 * L + l] = acc2_v_2[l];
+      v3_2[99 * L + l] = acc3_v_2[l];
     }
     // %64 = mul f64[100] -> v6
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -2013,33 +2688,72 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     // %66 = contract f64[100] -> v1
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
     // Sec. 6.4
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v6_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v6_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v6_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v6_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v6_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v6_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v6_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v6_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v6_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v6_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v6_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v6_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v6_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v6_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v6_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v6_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %68 = mul f64[100] -> v3
     // gnode_walker2d_nc.ode:5: # ReLU layers; with it F's final nonlinearity is tanh, App. H.1);
@@ -2052,32 +2766,48 @@ extern "C" void gnode_walker2d_nc_adjoint_field(const void* /*ctx*/, double /*t*
     }
     // %70 = contract f64[49] -> v0
     // gnode_walker2d_nc.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -2130,6 +2860,10 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.field.step.euler: 29 nodes
   // %161 = concat f64[49] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2145,30 +2879,65 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %162 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %164 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2178,30 +2947,65 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %165 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %167 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2211,55 +3015,79 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %168 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %172 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %178 = add f64[32] -> h
@@ -2323,6 +3151,10 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.field.step.euler.vjp: 54 nodes
   // %161 = concat f64[49] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2338,30 +3170,65 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %162 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %163 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2371,29 +3238,41 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %172 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %174 = sigmoid f64[32] -> v3
@@ -2418,30 +3297,65 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %165 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %166 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2458,29 +3372,41 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %168 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %170 = tanh f64[32] -> v8
@@ -2498,30 +3424,65 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %193 = contract f64[100] -> v9
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[96 * L + l] = acc0_v[l];
+    v9[97 * L + l] = acc1_v[l];
+    v9[98 * L + l] = acc2_v[l];
+    v9[99 * L + l] = acc3_v[l];
   }
   // %195 = mul f64[100] -> v10
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2531,30 +3492,65 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %197 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v10[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v10[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v10[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %199 = mul f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2564,29 +3560,41 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %201 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2612,29 +3620,41 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %186 = contract f64[49] -> v11
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 49], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2823,6 +3843,10 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 19932; ++i) {
     dtheta[i] = 0.0f;
@@ -2842,30 +3866,65 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %162 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %163 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2882,30 +3941,65 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %165 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %166 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2922,29 +4016,41 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %168 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %170 = tanh f64[32] -> v6
@@ -2962,29 +4068,41 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %172 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %174 = sigmoid f64[32] -> v8
@@ -3016,30 +4134,65 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %242 = contract f64[100] -> v10
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
   }
   // %243 = mul f64[100] -> v11
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3049,30 +4202,65 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %244 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %245 = mul f64[100] -> v10
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -3082,29 +4270,41 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %246 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3130,29 +4330,41 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
     }
   }
   // %239 = contract f64[49] -> v4
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 49], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 49 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3307,32 +4519,48 @@ extern "C" void gnode_walker2d_nc_output(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.observation_outputs: 5 nodes
   // %42 = contract f64[17] -> v0
   // gnode_walker2d_nc.ode:43: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 128 + i1 + 32], h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 128 + i1 + 64], h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 128 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 256 + i1], h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 256 + i1 + 32], h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 256 + i1 + 64], h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 256 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 256 + i1 + 128], h[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 256 + i1 + 160], h[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 256 + i1 + 192], h[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 256 + i1 + 224], h[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3380,32 +4608,48 @@ extern "C" void gnode_walker2d_nc_output_vjp(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // gnode_walker2d_nc.observation_outputs.vjp: 5 nodes
   // %145 = contract f64[32] -> d.h
   // gnode_walker2d_nc.ode:43: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %144 = contract f64[17,32] -> d.out.weight

@@ -328,33 +328,72 @@ extern "C" void mgru_flipflop_init_state(const void* /*ctx*/, const void* theta_
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.init: 5 nodes
   // %24 = contract f64[100] -> v0
   // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 12 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 3], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 6], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 9], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 24 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 3], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 6], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 9], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 12], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 15], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 18], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 21], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(h0_weight[i0 + 288], u0_x[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(h0_weight[i0 + 291], u0_x[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(h0_weight[i0 + 294], u0_x[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(h0_weight[i0 + 297], u0_x[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[96 * L + l] = acc0_v[l];
+    v0[97 * L + l] = acc1_v[l];
+    v0[98 * L + l] = acc2_v[l];
+    v0[99 * L + l] = acc3_v[l];
   }
   // %25 = add f64[100] -> h
   // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
@@ -452,6 +491,10 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.field: 17 nodes
   // %2 = concat f64[103] -> v0
   // mgru_flipflop.ode:34: let hx = concat(h, x(t))
@@ -470,58 +513,128 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
   // %4 = contract f64[100] -> v1
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %9 = contract f64[100] -> v2
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %17 = div f64[100] -> h
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -573,6 +686,10 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.field.vjp: 34 nodes
   // %41 = div f64[100] -> v0
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -600,30 +717,65 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %9 = contract f64[100] -> v2
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %12 = tanh f64[100] -> v3
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -637,30 +789,65 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %4 = contract f64[100] -> v2
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %7 = sigmoid f64[100] -> v4
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -684,32 +871,67 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %55 = contract f64[103] -> v5
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 103], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 103 + 96], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 103 + 97], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 103 + 98], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 103 + 99], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -717,12 +939,12 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103 + 100], v2[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v5[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %43 = mul f64[100] -> v6
@@ -746,32 +968,67 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %50 = contract f64[103] -> v7
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 103], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 103], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 * 103 + 96], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 * 103 + 97], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 * 103 + 98], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 * 103 + 99], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -779,12 +1036,12 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 103], v0[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 103 + 100], v0[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %56 = add f64[103] -> v8
@@ -916,10 +1173,18 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 20800; ++i) {
     dtheta[i] = 0.0f;
@@ -942,30 +1207,65 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %4 = contract f64[100] -> v1
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %7 = sigmoid f64[100] -> v2
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -979,30 +1279,65 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %9 = contract f64[100] -> v1
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = tanh f64[100] -> v3
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
@@ -1061,32 +1396,67 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %83 = contract f64[103] -> v7
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 * 103 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 * 103 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 * 103 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 * 103 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1094,12 +1464,12 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 103 + 100], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %84 = mul f64[100] -> v3
@@ -1115,32 +1485,67 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %86 = contract f64[103] -> v8
   // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 103 + 96], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 103 + 97], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 103 + 98], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 103 + 99], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1148,12 +1553,12 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103 + 100], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+      v8[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %90 = neg f64[100] -> adj.h
@@ -1239,30 +1644,65 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %9 = contract f64[100] -> v2
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 103; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 * 412 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wh[i0 * 412 + i1 + 103], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wh[i0 * 412 + i1 + 206], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wh[i0 * 412 + i1 + 309], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 * 824 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 103], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 206], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 309], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 412], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 515], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 618], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wh[i0 * 824 + i1 + 721], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 103; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wh[i0 + 9888], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wh[i0 + 9991], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wh[i0 + 10094], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wh[i0 + 10197], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[96 * L + l] = acc0_v_2[l];
+      v2_2[97 * L + l] = acc1_v_2[l];
+      v2_2[98 * L + l] = acc2_v_2[l];
+      v2_2[99 * L + l] = acc3_v_2[l];
     }
     // %12 = tanh f64[100] -> v3
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
@@ -1276,30 +1716,65 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %4 = contract f64[100] -> v2
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 103; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 412 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 412 + i1 + 103], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 412 + i1 + 206], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 412 + i1 + 309], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 824 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 103], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 206], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 309], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 412], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 515], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 618], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 824 + i1 + 721], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 103; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wz[i0 + 9888], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wz[i0 + 9991], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wz[i0 + 10094], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wz[i0 + 10197], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[96 * L + l] = acc0_v_2[l];
+      v2_2[97 * L + l] = acc1_v_2[l];
+      v2_2[98 * L + l] = acc2_v_2[l];
+      v2_2[99 * L + l] = acc3_v_2[l];
     }
     // %7 = sigmoid f64[100] -> v1
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
@@ -1323,32 +1798,67 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %55 = contract f64[103] -> v4
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wz[i0 * 103 + 96], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wz[i0 * 103 + 97], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wz[i0 * 103 + 98], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wz[i0 * 103 + 99], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1356,12 +1866,12 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 103 + 100], v2_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = acc0_v_2[l];
+        v4_2[(i0 + 100) * L + l] = acc0_v_2[l];
       }
     }
     // %48 = mul f64[100] -> v2
@@ -1377,32 +1887,67 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %50 = contract f64[103] -> v1
     // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wh[i0 * 103 + 96], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wh[i0 * 103 + 97], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wh[i0 * 103 + 98], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wh[i0 * 103 + 99], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1410,12 +1955,12 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 + i1 * 103 + 100], v2_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = acc0_v_2[l];
+        v1_2[(i0 + 100) * L + l] = acc0_v_2[l];
       }
     }
     // %58 = slice f64[3] -> d.x
@@ -1450,6 +1995,10 @@ extern "C" void mgru_flipflop_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.field.step.euler: 21 nodes
   // %128 = concat f64[103] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1465,56 +2014,126 @@ extern "C" void mgru_flipflop_step(const void* /*ctx*/, double /*t*/, double h, 
     }
   }
   // %132 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
+  }
   // %129 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %140 = add f64[100] -> h
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1565,6 +2184,10 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.field.step.euler.vjp: 38 nodes
   // %128 = concat f64[103] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1580,30 +2203,65 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %129 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %131 = sigmoid f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1620,30 +2278,65 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %132 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %134 = tanh f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1661,32 +2354,67 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %149 = contract f64[103] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 103 + 96], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 103 + 97], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 103 + 98], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 103 + 99], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1694,12 +2422,12 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103 + 100], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v5[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %143 = mul f64[100] -> v6
@@ -1717,32 +2445,67 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %156 = contract f64[103] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 103], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 103], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 4], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 5], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 6], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 7], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 * 103 + 96], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 * 103 + 97], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 * 103 + 98], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 * 103 + 99], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1750,12 +2513,12 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 103], v1[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 103 + 100], v1[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %157 = add f64[103] -> v8
@@ -1870,6 +2633,10 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 20800; ++i) {
     dtheta[i] = 0.0f;
@@ -1889,30 +2656,65 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %132 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %134 = tanh f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1929,30 +2731,65 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %129 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %131 = sigmoid f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1986,32 +2823,67 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %181 = contract f64[103] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 103 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 103 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 103 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 103 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 103 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2019,12 +2891,12 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103 + 100], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
+      v6[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %176 = mul f64[100] -> v1
@@ -2042,32 +2914,67 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %178 = contract f64[103] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 103 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 * 103 + 96], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wh[i0 * 103 + 97], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wh[i0 * 103 + 98], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wh[i0 * 103 + 99], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2075,12 +2982,12 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 103 + 100], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %194 = sub f64[100] -> a.h
@@ -2219,33 +3126,72 @@ extern "C" void mgru_flipflop_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_flipflop.observation_outputs.vjp: 5 nodes
   // %112 = contract f64[100] -> d.h
   // mgru_flipflop.ode:37: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0 * 100 + 96], y_bar_pred[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 100 + 97], y_bar_pred[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 100 + 98], y_bar_pred[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 100 + 99], y_bar_pred[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    z_bar_h[96 * L + l] += acc0_v[l];
+    z_bar_h[97 * L + l] += acc1_v[l];
+    z_bar_h[98 * L + l] += acc2_v[l];
+    z_bar_h[99 * L + l] += acc3_v[l];
   }
   // %111 = contract f64[3,100] -> d.out.weight
   // mgru_flipflop.ode:37: output pred = out(h) per observation

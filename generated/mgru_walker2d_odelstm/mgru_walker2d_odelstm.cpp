@@ -328,33 +328,49 @@ extern "C" void mgru_walker2d_odelstm_init_state(const void* /*ctx*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.init: 5 nodes
   // %23 = contract f64[32] -> v0
   // mgru_walker2d_odelstm.ode:28: state h : [N] = h0(x(t0))                                 # App.
   // H.3: affine in the first input
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 18; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 72 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 18], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 36], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 54], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 144 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 18], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 36], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 54], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 72], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 90], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 108], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 126], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %24 = add f64[32] -> h
@@ -387,6 +403,10 @@ extern "C" void mgru_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.init.vjp: 5 nodes
   // %104 = contract f64[32,18] -> d.h0.weight
   // mgru_walker2d_odelstm.ode:28: state h : [N] = h0(x(t0))                                 # App.
@@ -418,32 +438,44 @@ extern "C" void mgru_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
     // %105 = contract f64[18] -> d.x@t0
     // mgru_walker2d_odelstm.ode:28: state h : [N] = h0(x(t0))                                 #
     // App. H.3: affine in the first input
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 4], z0_bar_h[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 5], z0_bar_h[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 6], z0_bar_h[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 7], z0_bar_h[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u0_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u0_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u0_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u0_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u0_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u0_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u0_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u0_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u0_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 16; i0 < 18; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -451,12 +483,12 @@ extern "C" void mgru_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 + i1 * 18 + 16], z0_bar_h[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[i0 * L + l] += acc0_v[l];
+        u0_bar[(i0 + 16) * L + l] += acc0_v[l];
       }
     }
   }
@@ -484,6 +516,10 @@ extern "C" void mgru_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.field: 15 nodes
   // %2 = concat f64[50] -> v0
   // mgru_walker2d_odelstm.ode:31: let hx = concat(h, x(t))
@@ -502,57 +538,81 @@ extern "C" void mgru_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   // %9 = contract f64[32] -> v1
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = contract f64[32] -> v2
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = mul f64[32] -> h
@@ -604,6 +664,10 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.field.vjp: 32 nodes
   // %2 = concat f64[50] -> v0
   // mgru_walker2d_odelstm.ode:31: let hx = concat(h, x(t))
@@ -622,29 +686,41 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %9 = contract f64[32] -> v1
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = tanh f64[32] -> v2
@@ -659,29 +735,41 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %4 = contract f64[32] -> v1
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = sigmoid f64[32] -> v3
@@ -706,32 +794,44 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %46 = contract f64[50] -> v4
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 50], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 4], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 5], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 6], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 7], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -739,12 +839,12 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v1[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 50 + 48], v1[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v4[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %40 = mul f64[32] -> v5
@@ -768,32 +868,44 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %52 = contract f64[50] -> v6
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -801,12 +913,12 @@ extern "C" void mgru_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 50 + 48], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
+      v6[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %53 = add f64[50] -> v7
@@ -937,10 +1049,18 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 3264; ++i) {
     dtheta[i] = 0.0f;
@@ -963,29 +1083,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %9 = contract f64[32] -> v1
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = tanh f64[32] -> v2
@@ -1009,29 +1141,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %4 = contract f64[32] -> v3
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = sigmoid f64[32] -> v4
@@ -1073,32 +1217,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %83 = contract f64[50] -> v6
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1106,12 +1262,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 50 + 48], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
+      v6[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %77 = mul f64[32] -> v2
@@ -1127,32 +1283,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %79 = contract f64[50] -> v7
   // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
   // L_h = L_z = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 50], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1160,12 +1328,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 50 + 48], v2[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %87 = neg f64[32] -> adj.h
@@ -1242,29 +1410,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %9 = contract f64[32] -> v1
     // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
     // L_h = L_z = 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 50; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 * 200 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 * 400 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %12 = tanh f64[32] -> v2
@@ -1279,29 +1459,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %4 = contract f64[32] -> v1
     // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
     // L_h = L_z = 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 50; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 200 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 400 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %7 = sigmoid f64[32] -> v0
@@ -1326,32 +1518,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %46 = contract f64[50] -> v3
     // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
     // L_h = L_z = 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 48; i0 < 50; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1359,12 +1563,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wz[i0 + i1 * 50 + 48], v1_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = acc0_v_2[l];
+        v3_2[(i0 + 48) * L + l] = acc0_v_2[l];
       }
     }
     // %50 = mul f64[32] -> v1
@@ -1379,32 +1583,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %52 = contract f64[50] -> v0
     // mgru_walker2d_odelstm.ode:32: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1,
     // L_h = L_z = 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 48; i0 < 50; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1412,12 +1628,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wh[i0 + i1 * 50], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wh[i0 + i1 * 50 + 48], v1_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = acc0_v_2[l];
+        v0_2[(i0 + 48) * L + l] = acc0_v_2[l];
       }
     }
     // %55 = slice f64[18] -> d.x
@@ -1452,6 +1668,10 @@ extern "C" void mgru_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.field.step.euler: 19 nodes
   // %126 = concat f64[50] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1467,55 +1687,79 @@ extern "C" void mgru_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %131 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %127 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %137 = add f64[32] -> h
@@ -1566,6 +1810,10 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.field.step.euler.vjp: 36 nodes
   // %126 = concat f64[50] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1581,29 +1829,41 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %131 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %133 = sigmoid f64[32] -> v2
@@ -1621,29 +1881,41 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %127 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %129 = tanh f64[32] -> v4
@@ -1661,32 +1933,44 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %147 = contract f64[50] -> v5
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1694,12 +1978,12 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 50 + 48], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v5[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %150 = mul f64[32] -> v6
@@ -1711,32 +1995,44 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %152 = contract f64[50] -> v7
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 50], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1744,12 +2040,12 @@ extern "C" void mgru_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 50 + 48], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %153 = add f64[50] -> v8
@@ -1865,6 +2161,10 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 3264; ++i) {
     dtheta[i] = 0.0f;
@@ -1884,29 +2184,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %131 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %133 = sigmoid f64[32] -> v2
@@ -1917,29 +2229,41 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %127 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %129 = tanh f64[32] -> v3
@@ -1978,32 +2302,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %189 = contract f64[50] -> v6
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 50 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 8 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wh[i0 * 8 + i1 * 50 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2011,12 +2347,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 + i1 * 50], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 50 + 48], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
+      v6[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %191 = mul f64[32] -> v3
@@ -2028,32 +2364,44 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %192 = contract f64[50] -> v7
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 8 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wz[i0 * 8 + i1 * 50 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2061,12 +2409,12 @@ extern "C" void mgru_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 50 + 48], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v7[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %205 = sub f64[32] -> a.h
@@ -2159,32 +2507,48 @@ extern "C" void mgru_walker2d_odelstm_output(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.observation_outputs: 5 nodes
   // %32 = contract f64[17] -> v0
   // mgru_walker2d_odelstm.ode:34: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 128 + i1 + 32], h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 128 + i1 + 64], h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 128 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 256 + i1], h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 256 + i1 + 32], h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 256 + i1 + 64], h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 256 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 256 + i1 + 128], h[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 256 + i1 + 160], h[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 256 + i1 + 192], h[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 256 + i1 + 224], h[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2232,32 +2596,48 @@ extern "C" void mgru_walker2d_odelstm_output_vjp(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // mgru_walker2d_odelstm.observation_outputs.vjp: 5 nodes
   // %110 = contract f64[32] -> d.h
   // mgru_walker2d_odelstm.ode:34: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %109 = contract f64[17,32] -> d.out.weight

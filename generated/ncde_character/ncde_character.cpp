@@ -328,32 +328,48 @@ extern "C" void ncde_character_init_state(const void* /*ctx*/, const void* theta
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.init: 5 nodes
   // %30 = contract f64[32] -> v0
   // ncde_character.ode:38: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 16 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 16 + i1 + 4], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 16 + i1 + 8], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 16 + i1 + 12], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_weight[i0 * 32 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 4], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 8], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 12], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 16], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 20], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 24], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_weight[i0 * 32 + i1 + 28], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %31 = add f64[32] -> z
@@ -466,32 +482,48 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.field: 24 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -506,29 +538,41 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   // %7 = contract f64[64] -> v0
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -543,29 +587,41 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   // %12 = contract f64[64] -> v0
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = relu f64[64] -> v1
@@ -580,63 +636,95 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   // %17 = contract f64[128] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = contract f64[32] -> z
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              dx[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      dx[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      dx[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
 }
@@ -687,32 +775,48 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -735,29 +839,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %7 = contract f64[64] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -781,29 +897,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %12 = contract f64[64] -> v4
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -837,29 +965,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %17 = contract f64[128] -> v7
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[128] -> v8
@@ -883,29 +1023,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %48 = contract f64[64] -> v6
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %50 = mul f64[64] -> v9
@@ -920,29 +1072,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %52 = contract f64[64] -> v5
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %54 = mul f64[64] -> v6
@@ -957,29 +1121,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   // %56 = contract f64[64] -> v3
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %58 = mul f64[64] -> v5
@@ -993,29 +1169,41 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   // %60 = contract f64[32] -> d.z
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %59 = contract f64[64,32] -> d.f.layer0.weight
@@ -1208,10 +1396,18 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 160; i < 18912; ++i) {
     dtheta[i] = 0.0f;
@@ -1219,29 +1415,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // ncde_character.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -1264,29 +1472,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %7 = contract f64[64] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -1310,29 +1530,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %12 = contract f64[64] -> v4
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -1356,29 +1588,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %17 = contract f64[128] -> v6
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[128] -> v7
@@ -1392,29 +1636,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %23 = contract f64[32] -> z
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 16 + i1 + 4) * L + l], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 16 + i1 + 8) * L + l], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 16 + i1 + 12) * L + l], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 32 + i1 + 4) * L + l], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 32 + i1 + 8) * L + l], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 32 + i1 + 12) * L + l], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 32 + i1 + 16) * L + l], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 32 + i1 + 20) * L + l], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 32 + i1 + 24) * L + l], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 32 + i1 + 28) * L + l], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = contract f64[32,4] -> v6
@@ -1439,29 +1695,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %79 = contract f64[64] -> v6
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %80 = mul f64[64] -> v7
@@ -1476,29 +1744,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %82 = contract f64[64] -> v5
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %83 = mul f64[64] -> v6
@@ -1513,29 +1793,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // %85 = contract f64[64] -> v3
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %86 = mul f64[64] -> v5
@@ -1549,29 +1841,41 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // %88 = contract f64[32] -> v1
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %89 = neg f64[32] -> adj.z
@@ -1681,29 +1985,45 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   if (u_bar) {
     // %2 = contract f64[64] -> v0
     // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %5 = relu f64[64] -> v1
@@ -1718,32 +2038,48 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // %7 = contract f64[64] -> v0
     // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
     // map
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %10 = relu f64[64] -> v1
@@ -1758,32 +2094,48 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // %12 = contract f64[64] -> v0
     // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
     // map
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %15 = relu f64[64] -> v1
@@ -1798,32 +2150,48 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     // %17 = contract f64[128] -> v2
     // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
     // map
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %41 = contract f64[4] -> d.dx
@@ -1887,32 +2255,48 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.field.step.dopri5: 167 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -1927,29 +2311,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   // %7 = contract f64[64] -> v0
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -1964,29 +2360,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   // %12 = contract f64[64] -> v0
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = relu f64[64] -> v1
@@ -2001,62 +2409,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   // %17 = contract f64[128] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %143 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 4) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 4) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 4) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 4) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 4) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 4) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 4) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %530 = add f64[32] -> v1
@@ -2067,29 +2507,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %597 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %599 = relu f64[64] -> v1
@@ -2100,29 +2552,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %600 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %602 = relu f64[64] -> v1
@@ -2133,29 +2597,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %603 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %605 = relu f64[64] -> v1
@@ -2166,62 +2642,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %606 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %610 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 12) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 12) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 12) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v2[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %616 = add f64[32] -> v2
@@ -2233,29 +2741,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %617 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %619 = relu f64[64] -> v2
@@ -2266,29 +2786,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %620 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %622 = relu f64[64] -> v2
@@ -2299,29 +2831,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %623 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %625 = relu f64[64] -> v2
@@ -2332,62 +2876,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %626 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %630 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 20) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 20) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 20) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %634 = add f64[32] -> v2
@@ -2401,29 +2977,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %635 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %637 = relu f64[64] -> v2
@@ -2434,29 +3022,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %638 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %640 = relu f64[64] -> v2
@@ -2467,29 +3067,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %641 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %643 = relu f64[64] -> v2
@@ -2500,62 +3112,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %644 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %648 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 28) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 28) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 28) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 28) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %660 = add f64[32] -> v4
@@ -2570,29 +3214,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %661 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %663 = relu f64[64] -> v4
@@ -2603,29 +3259,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %664 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %666 = relu f64[64] -> v4
@@ -2636,29 +3304,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %667 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %669 = relu f64[64] -> v4
@@ -2669,62 +3349,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %670 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %674 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 36) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 36) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 36) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 36) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 36) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %686 = add f64[32] -> v4
@@ -2740,29 +3452,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %687 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %689 = relu f64[64] -> v4
@@ -2773,29 +3497,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %690 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %692 = relu f64[64] -> v4
@@ -2806,29 +3542,41 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %693 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %695 = relu f64[64] -> v4
@@ -2839,62 +3587,94 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %696 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %700 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 44) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 44) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 44) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v6[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 44) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %704 = add f64[32] -> z
@@ -3013,32 +3793,48 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.field.step.dopri5.vjp: 365 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -3061,29 +3857,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   // %7 = contract f64[64] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -3107,29 +3915,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   // %12 = contract f64[64] -> v4
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -3153,29 +3973,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   // %17 = contract f64[128] -> v6
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[128] -> v7
@@ -3188,30 +4020,46 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %143 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], u_stages[(i1 + 4) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 4) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], u_stages[(i1 + 4) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 4) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 4) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 4) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 4) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 4) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 4) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 4) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %530 = add f64[32] -> v8
@@ -3222,29 +4070,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %597 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %598 = add f64[64] -> v10
@@ -3262,29 +4122,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %600 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %601 = add f64[64] -> v12
@@ -3302,29 +4174,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %603 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %604 = add f64[64] -> v14
@@ -3342,29 +4226,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %606 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %608 = tanh f64[128] -> v16
@@ -3375,32 +4271,48 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %610 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 12) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 12) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 12) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %616 = add f64[32] -> v17
@@ -3412,29 +4324,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %617 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %618 = add f64[64] -> v19
@@ -3452,29 +4376,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %620 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %621 = add f64[64] -> v21
@@ -3492,29 +4428,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %623 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %624 = add f64[64] -> v23
@@ -3532,29 +4480,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %626 = contract f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %628 = tanh f64[128] -> v25
@@ -3565,32 +4525,48 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %630 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 20) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 20) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %634 = add f64[32] -> v26
@@ -3604,29 +4580,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %635 = contract f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %636 = add f64[64] -> v28
@@ -3644,29 +4632,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %638 = contract f64[64] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8) * L + l] = acc0_v[l];
+      v29[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %639 = add f64[64] -> v30
@@ -3684,29 +4684,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %641 = contract f64[64] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %642 = add f64[64] -> v32
@@ -3724,29 +4736,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %644 = contract f64[128] -> v33
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %646 = tanh f64[128] -> v34
@@ -3757,32 +4781,48 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %648 = contract f64[32] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 32 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v34[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v34[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v34[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 28) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 28) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 28) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %660 = add f64[32] -> v35
@@ -3797,29 +4837,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %661 = contract f64[64] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8) * L + l] = acc0_v[l];
+      v36[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v36[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v36[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v36[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %662 = add f64[64] -> v37
@@ -3837,29 +4889,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %664 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %665 = add f64[64] -> v39
@@ -3877,29 +4941,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %667 = contract f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v38[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8) * L + l] = acc0_v[l];
+      v40[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v40[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v40[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v40[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %668 = add f64[64] -> v41
@@ -3917,29 +4993,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %670 = contract f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8) * L + l] = acc0_v[l];
+      v42[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v42[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v42[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v42[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %672 = tanh f64[128] -> v43
@@ -3950,32 +5038,48 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %674 = contract f64[32] -> v42
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v43[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v43[(i0 * 32 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v43[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
+            std::fma(v43[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v43[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
+            std::fma(v43[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v43[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+            std::fma(v43[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v43[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 36) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v43[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 36) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v43[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 36) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v43[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 36) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8) * L + l] = acc0_v[l];
+      v42[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v42[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v42[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v42[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %686 = add f64[32] -> v44
@@ -3991,29 +5095,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %687 = contract f64[64] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v44[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v44[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v44[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v44[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v44[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %688 = add f64[64] -> v15
@@ -4031,29 +5147,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %690 = contract f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %691 = add f64[64] -> v33
@@ -4087,29 +5215,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %693 = contract f64[64] -> v46
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v45[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v45[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v45[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v45[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8) * L + l] = acc0_v[l];
+      v46[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v46[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v46[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v46[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %694 = add f64[64] -> v47
@@ -4127,29 +5267,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %696 = contract f64[128] -> v48
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %698 = tanh f64[128] -> v49
@@ -4167,29 +5319,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1063 = contract f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v48[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v48[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v48[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v48[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v48[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v48[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v48[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v48[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v48[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8) * L + l] = acc0_v[l];
+      v42[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v42[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v42[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v42[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1065 = mul f64[64] -> v50
@@ -4200,29 +5364,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1066 = contract f64[64] -> v47
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v50[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v50[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v50[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v50[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1067 = mul f64[64] -> v42
@@ -4233,29 +5409,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1068 = contract f64[64] -> v47
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v42[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v42[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v42[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v42[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1069 = mul f64[64] -> v33
@@ -4266,29 +5454,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1070 = contract f64[32] -> v47
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1076 = add f64[32] -> v15
@@ -4316,29 +5516,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1080 = contract f64[64] -> v51
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v52[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v52[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v52[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v52[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[(i0 * 4) * L + l] = acc0_v[l];
-      v51[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v51[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v51[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v51[(i0 * 8) * L + l] = acc0_v[l];
+      v51[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v51[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v51[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v51[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v51[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v51[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v51[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1082 = mul f64[64] -> v53
@@ -4349,29 +5561,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1083 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v53[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v53[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v53[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v53[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v53[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 8) * L + l] = acc0_v[l];
+      v41[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v41[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v41[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v41[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v41[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v41[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1085 = mul f64[64] -> v51
@@ -4382,29 +5606,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1086 = contract f64[64] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v39[(i0 * 8) * L + l] = acc0_v[l];
+      v39[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v39[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v39[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v39[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v39[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1088 = mul f64[64] -> v41
@@ -4415,29 +5651,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1089 = contract f64[32] -> v37
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8) * L + l] = acc0_v[l];
+      v37[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v37[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v37[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v37[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1099 = add f64[32] -> v39
@@ -4466,29 +5714,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1105 = contract f64[64] -> v54
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v55[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v55[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v55[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v55[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v55[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v55[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v55[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v55[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v55[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v55[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v55[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v55[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[(i0 * 4) * L + l] = acc0_v[l];
-      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8) * L + l] = acc0_v[l];
+      v54[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v54[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v54[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v54[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1106 = mul f64[64] -> v56
@@ -4499,29 +5759,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1107 = contract f64[64] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v56[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v56[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v56[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v56[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v56[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v56[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v56[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v56[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v56[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v56[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v56[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v56[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1109 = mul f64[64] -> v54
@@ -4532,29 +5804,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1110 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v54[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v54[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v54[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v54[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v54[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v54[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1111 = mul f64[64] -> v32
@@ -4565,29 +5849,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1112 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1119 = add f64[32] -> v30
@@ -4617,29 +5913,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1125 = contract f64[64] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v58[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v58[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v58[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v58[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v58[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v58[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v58[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v58[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v58[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8) * L + l] = acc0_v[l];
+      v57[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v57[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v57[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v57[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1127 = mul f64[64] -> v59
@@ -4650,29 +5958,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1128 = contract f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v59[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v59[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v59[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v59[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v59[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v59[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v59[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v59[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v59[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1129 = mul f64[64] -> v57
@@ -4683,29 +6003,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1130 = contract f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v57[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v57[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v57[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v57[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v57[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v57[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v57[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v57[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v57[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1132 = mul f64[64] -> v23
@@ -4716,29 +6048,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1133 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1137 = add f64[32] -> v21
@@ -4768,29 +6112,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1143 = contract f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v61[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v61[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v61[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v61[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[(i0 * 4) * L + l] = acc0_v[l];
-      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 8) * L + l] = acc0_v[l];
+      v60[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v60[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v60[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v60[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v60[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v60[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1144 = mul f64[64] -> v62
@@ -4801,29 +6157,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1145 = contract f64[64] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v62[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v62[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v62[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v62[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1146 = mul f64[64] -> v60
@@ -4834,29 +6202,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1147 = contract f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v60[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v60[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v60[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v60[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1149 = mul f64[64] -> v14
@@ -4867,29 +6247,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1150 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1160 = add f64[32] -> v12
@@ -4921,29 +6313,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1164 = contract f64[64] -> v63
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v64[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v64[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v64[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v64[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v64[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v64[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v64[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v64[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v64[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[(i0 * 4) * L + l] = acc0_v[l];
-      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 8) * L + l] = acc0_v[l];
+      v63[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v63[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v63[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v63[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1165 = mul f64[64] -> v65
@@ -4954,29 +6358,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1166 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v65[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v65[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v65[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v65[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v65[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v65[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v65[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v65[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v65[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1167 = mul f64[64] -> v63
@@ -4987,29 +6403,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1168 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v63[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v63[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v63[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v63[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1169 = mul f64[64] -> v5
@@ -5020,29 +6448,41 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %1170 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1176 = add f64[32] -> d.z
@@ -5361,6 +6801,10 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.field.step.dopri5.fsal: 185 nodes
   // %3217 = add f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -5370,29 +6814,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3276 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3278 = relu f64[64] -> v2
@@ -5403,29 +6859,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3279 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3281 = relu f64[64] -> v2
@@ -5436,29 +6904,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3282 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3284 = relu f64[64] -> v2
@@ -5469,62 +6949,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3285 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3289 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 12) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 12) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 12) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3293 = add f64[32] -> v1
@@ -5536,29 +7048,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3294 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3296 = relu f64[64] -> v1
@@ -5569,29 +7093,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3297 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3299 = relu f64[64] -> v1
@@ -5602,29 +7138,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3300 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3302 = relu f64[64] -> v1
@@ -5635,62 +7183,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3303 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3307 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 20) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 20) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 20) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3317 = add f64[32] -> v2
@@ -5704,29 +7284,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3318 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3320 = relu f64[64] -> v2
@@ -5737,29 +7329,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3321 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3323 = relu f64[64] -> v2
@@ -5770,29 +7374,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3324 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3326 = relu f64[64] -> v2
@@ -5803,62 +7419,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3327 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3331 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 28) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 28) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 28) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 28) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3335 = add f64[32] -> v3
@@ -5873,29 +7521,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3336 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3338 = relu f64[64] -> v3
@@ -5906,29 +7566,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3339 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3341 = relu f64[64] -> v3
@@ -5939,29 +7611,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3342 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3344 = relu f64[64] -> v3
@@ -5972,62 +7656,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3345 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3349 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 36) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 36) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 36) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 36) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 36) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3359 = add f64[32] -> v3
@@ -6044,29 +7760,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3360 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3362 = relu f64[64] -> v3
@@ -6077,29 +7805,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3363 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3365 = relu f64[64] -> v3
@@ -6110,29 +7850,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3366 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3368 = relu f64[64] -> v3
@@ -6143,62 +7895,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3369 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3373 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 44) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 44) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 44) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 44) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3383 = add f64[32] -> z
@@ -6215,29 +7999,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3392 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z1_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z1_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z1_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z1_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z1_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3394 = relu f64[64] -> v5
@@ -6248,29 +8044,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3395 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3397 = relu f64[64] -> v5
@@ -6281,29 +8089,41 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3398 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3400 = relu f64[64] -> v5
@@ -6314,62 +8134,94 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %3401 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3405 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 32 + i1) * L + l] + f_layer3_bias[i0 * 32 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 4) * L + l] + f_layer3_bias[i0 * 32 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 8) * L + l] + f_layer3_bias[i0 * 32 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 12) * L + l] + f_layer3_bias[i0 * 32 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 16) * L + l] + f_layer3_bias[i0 * 32 + i1 + 16]),
+                     u_stages[(i1 + 44) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 20) * L + l] + f_layer3_bias[i0 * 32 + i1 + 20]),
+                     u_stages[(i1 + 44) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 24) * L + l] + f_layer3_bias[i0 * 32 + i1 + 24]),
+                     u_stages[(i1 + 44) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 32 + i1 + 28) * L + l] + f_layer3_bias[i0 * 32 + i1 + 28]),
+                     u_stages[(i1 + 44) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3408 = mul f64[32] -> err.z
@@ -6493,6 +8345,10 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 160; i < 18912; ++i) {
     dtheta[i] = 0.0f;
@@ -6504,29 +8360,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   // ncde_character.field.adjoint.step.dopri5: 644 nodes
   // %2 = contract f64[64] -> v0
   // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -6549,29 +8417,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   // %7 = contract f64[64] -> v2
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -6595,29 +8475,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   // %12 = contract f64[64] -> v4
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -6641,29 +8533,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   // %17 = contract f64[128] -> v6
   // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
   // map
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[128] -> v7
@@ -6676,30 +8580,46 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %143 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], u_stages[(i1 + 4) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 4) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], u_stages[(i1 + 4) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 4) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 4) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 4) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 4) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 4) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 4) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 4) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %530 = add f64[32] -> v8
@@ -6710,29 +8630,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %597 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %598 = add f64[64] -> v10
@@ -6750,29 +8682,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %600 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %601 = add f64[64] -> v9
@@ -6790,29 +8734,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %603 = contract f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %604 = add f64[64] -> v11
@@ -6830,29 +8786,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %606 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %608 = tanh f64[128] -> v14
@@ -6863,32 +8831,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %610 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 12) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 12) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 12) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %616 = add f64[32] -> v12
@@ -6900,29 +8884,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %617 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %618 = add f64[64] -> v15
@@ -6940,29 +8936,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %620 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %621 = add f64[64] -> v17
@@ -6980,29 +8988,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %623 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %624 = add f64[64] -> v19
@@ -7020,29 +9040,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %626 = contract f64[128] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %628 = tanh f64[128] -> v21
@@ -7053,32 +9085,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %630 = contract f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 20) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 20) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 20) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 20) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %634 = add f64[32] -> v22
@@ -7092,29 +9140,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %635 = contract f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %636 = add f64[64] -> v24
@@ -7132,29 +9192,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %638 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %639 = add f64[64] -> v26
@@ -7172,29 +9244,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %641 = contract f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %642 = add f64[64] -> v28
@@ -7212,29 +9296,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %644 = contract f64[128] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8) * L + l] = acc0_v[l];
+      v29[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %646 = tanh f64[128] -> v30
@@ -7245,32 +9341,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %648 = contract f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 28) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 28) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 28) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 28) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8) * L + l] = acc0_v[l];
+      v29[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %660 = add f64[32] -> v31
@@ -7285,29 +9397,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %661 = contract f64[64] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %662 = add f64[64] -> v33
@@ -7325,29 +9449,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %664 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %665 = add f64[64] -> v35
@@ -7365,29 +9501,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %667 = contract f64[64] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8) * L + l] = acc0_v[l];
+      v36[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v36[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v36[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v36[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %668 = add f64[64] -> v37
@@ -7405,29 +9553,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %670 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %672 = tanh f64[128] -> v39
@@ -7438,32 +9598,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %674 = contract f64[32] -> v38
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v39[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v39[(i0 * 32 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v39[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
+            std::fma(v39[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v39[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
+            std::fma(v39[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v39[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+            std::fma(v39[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 36) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 36) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 36) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 36) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %686 = add f64[32] -> v40
@@ -7479,29 +9655,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %687 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 8) * L + l] = acc0_v[l];
+      v41[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v41[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v41[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v41[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v41[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v41[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %688 = add f64[64] -> v42
@@ -7519,29 +9707,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %690 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 8) * L + l] = acc0_v[l];
+      v43[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v43[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v43[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v43[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v43[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v43[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %691 = add f64[64] -> v44
@@ -7559,29 +9759,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %693 = contract f64[64] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v43[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v43[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v43[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v43[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v43[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v43[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v43[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v43[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v43[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8) * L + l] = acc0_v[l];
+      v45[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v45[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v45[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v45[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %694 = add f64[64] -> v46
@@ -7599,29 +9811,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %696 = contract f64[128] -> v47
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v45[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v45[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v45[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v45[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8) * L + l] = acc0_v[l];
+      v47[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v47[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v47[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v47[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %698 = tanh f64[128] -> v48
@@ -7632,32 +9856,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %700 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v48[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v48[(i0 * 32 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v48[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+            std::fma(v48[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v48[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+            std::fma(v48[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v48[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+            std::fma(v48[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v48[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 44) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v48[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 44) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v48[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 44) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v48[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 44) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %704 = add f64[32] -> z
@@ -7689,29 +9929,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1428 = contract f64[64] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v49[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v49[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v49[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v49[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v49[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v49[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v49[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v49[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v49[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v49[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v49[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v49[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1429 = mul f64[64] -> v47
@@ -7722,29 +9974,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1430 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v47[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v47[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v47[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v47[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v47[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v47[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1431 = mul f64[64] -> v7
@@ -7755,29 +10019,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1432 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1433 = mul f64[64] -> v5
@@ -7788,29 +10064,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %1434 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2055 = sub f64[32] -> v3
@@ -7837,29 +10125,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2575 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2576 = mul f64[64] -> v14
@@ -7870,29 +10170,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2577 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2578 = mul f64[64] -> v11
@@ -7903,29 +10215,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2579 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2580 = mul f64[64] -> v9
@@ -7936,29 +10260,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2581 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2586 = add f64[32] -> v9
@@ -7986,29 +10322,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2590 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v50[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v50[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v50[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v50[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2591 = mul f64[64] -> v10
@@ -8019,29 +10367,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2592 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2593 = mul f64[64] -> v11
@@ -8052,29 +10412,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2594 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2595 = mul f64[64] -> v17
@@ -8085,29 +10457,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2596 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2604 = add f64[32] -> v15
@@ -8137,29 +10521,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2608 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2609 = mul f64[64] -> v19
@@ -8170,29 +10566,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2610 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2611 = mul f64[64] -> v28
@@ -8203,29 +10611,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2612 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v28[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v28[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v28[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v28[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2613 = mul f64[64] -> v26
@@ -8236,29 +10656,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2614 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2624 = add f64[32] -> v24
@@ -8288,29 +10720,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2628 = contract f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2629 = mul f64[64] -> v14
@@ -8321,29 +10765,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2630 = contract f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2631 = mul f64[64] -> v37
@@ -8354,29 +10810,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2632 = contract f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2633 = mul f64[64] -> v35
@@ -8387,29 +10855,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2634 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2646 = add f64[32] -> v33
@@ -8441,29 +10921,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2650 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v51[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v51[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v51[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v51[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2651 = mul f64[64] -> v33
@@ -8474,29 +10966,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2652 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2653 = mul f64[64] -> v46
@@ -8507,29 +11011,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2654 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v46[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v46[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v46[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v46[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v46[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2655 = mul f64[64] -> v44
@@ -8540,29 +11056,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2656 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v44[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v44[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v44[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v44[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2660 = add f64[32] -> a.z
@@ -8723,29 +11251,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     dtheta_err[i0 + 19552] += (T(h) * 0.0f) * 8.0f;
   }
   // %713 = contract f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z1_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z1_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z1_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z1_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z1_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8) * L + l] = acc0_v[l];
+      v42[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v42[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v42[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v42[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %714 = add f64[64] -> v39
@@ -8763,29 +11303,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %716 = contract f64[64] -> v48
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v42[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v42[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v42[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v42[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8) * L + l] = acc0_v[l];
+      v48[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v48[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v48[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v48[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %717 = add f64[64] -> v52
@@ -8803,29 +11355,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %719 = contract f64[64] -> v53
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v48[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v48[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v48[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v48[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v48[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v48[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v48[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v48[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v48[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8) * L + l] = acc0_v[l];
+      v53[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v53[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v53[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v53[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %720 = add f64[64] -> v54
@@ -8843,29 +11407,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %722 = contract f64[128] -> v55
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v53[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v53[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v53[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v53[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v53[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8) * L + l] = acc0_v[l];
+      v55[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v55[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v55[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v55[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %724 = tanh f64[128] -> v56
@@ -8876,32 +11452,48 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %726 = contract f64[32] -> v55
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v56[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v56[(i0 * 32 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v56[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+            std::fma(v56[(i0 * 32 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v56[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+            std::fma(v56[(i0 * 32 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v56[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+            std::fma(v56[(i0 * 32 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 16) * L + l], u_stages[(i1 + 44) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 20) * L + l], u_stages[(i1 + 44) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 24) * L + l], u_stages[(i1 + 44) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 28) * L + l], u_stages[(i1 + 44) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8) * L + l] = acc0_v[l];
+      v55[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v55[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v55[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v55[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v55[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %729 = mul f64[32] -> err.z
@@ -8933,29 +11525,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2763 = contract f64[64] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2765 = mul f64[64] -> v29
@@ -8966,29 +11570,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2766 = contract f64[64] -> v54
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[(i0 * 4) * L + l] = acc0_v[l];
-      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8) * L + l] = acc0_v[l];
+      v54[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v54[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v54[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v54[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2767 = mul f64[64] -> v6
@@ -8999,29 +11615,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2768 = contract f64[64] -> v52
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[(i0 * 4) * L + l] = acc0_v[l];
-      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8) * L + l] = acc0_v[l];
+      v52[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v52[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v52[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v52[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2769 = mul f64[64] -> v54
@@ -9032,29 +11660,41 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %2770 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v54[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v54[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v54[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v54[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v54[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v54[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2773 = mul f64[32] -> err.a.z
@@ -9237,33 +11877,72 @@ extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.final_outputs: 5 nodes
   // %37 = contract f64[20] -> v0
   // ncde_character.ode:42: output logits = out(z(T))
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0 + 512], z_2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 + 544], z_2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 + 576], z_2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 + 608], z_2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[16 * L + l] = acc0_v[l];
+    v0[17 * L + l] = acc1_v[l];
+    v0[18 * L + l] = acc2_v[l];
+    v0[19 * L + l] = acc3_v[l];
   }
   // %38 = add f64[20] -> logits
   // ncde_character.ode:42: output logits = out(z(T))
@@ -9295,32 +11974,48 @@ extern "C" void ncde_character_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_character.final_outputs.vjp: 5 nodes
   // %121 = contract f64[32] -> d.z
   // ncde_character.ode:42: output logits = out(z(T))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %120 = contract f64[20,32] -> d.out.weight

@@ -331,32 +331,48 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.init: 10 nodes
   // %32 = contract f64[256] -> v0
   // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %34 = relu f64[256] -> v1
@@ -371,29 +387,41 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
   // %35 = contract f64[32] -> v0
   // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
   // the
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 1024], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 1280], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 1536], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_layer1_weight[i0 * 2048 + i1 + 1792], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %36 = add f64[32] -> z
@@ -433,64 +461,96 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.init.vjp: 14 nodes
   // %125 = contract f64[256] -> v0
   // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
   // the
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256], z0_bar_z[i1 * L + l], acc0_v[l]);
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256], z0_bar_z[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 1], z0_bar_z[i1 * L + l], acc1_v[l]);
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 1], z0_bar_z[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 2], z0_bar_z[i1 * L + l], acc2_v[l]);
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 2], z0_bar_z[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 3], z0_bar_z[i1 * L + l], acc3_v[l]);
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 3], z0_bar_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 4], z0_bar_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 5], z0_bar_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 6], z0_bar_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 8 + i1 * 256 + 7], z0_bar_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %32 = contract f64[256] -> v1
   // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 28], u0_s[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 35], u0_s[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 42], u0_s[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_layer0_weight[i0 * 56 + i1 + 49], u0_s[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %33 = add f64[256] -> v2
@@ -598,7 +658,7 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
       u0_bar[71 * L + l] += acc2_v[l];
       u0_bar[72 * L + l] += acc3_v[l];
     }
-    for (int64_t i0 = 4; i0 < 7; ++i0) {
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -606,12 +666,12 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
       for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(zeta_layer0_weight[i0 + i1 * 7], v1[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(zeta_layer0_weight[i0 + i1 * 7 + 4], v1[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 + 69) * L + l] += acc0_v[l];
+        u0_bar[(i0 + 73) * L + l] += acc0_v[l];
       }
     }
   }
@@ -643,32 +703,48 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.field: 24 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -683,29 +759,41 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   // %7 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -720,29 +808,41 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   // %12 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = relu f64[64] -> v1
@@ -757,63 +857,95 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   // %17 = contract f64[2208] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %23 = contract f64[32] -> z
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 552 + i1) * L + l] + f_layer3_bias[i0 * 552 + i1]),
                              dx[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v2[(i0 * 552 + i1 + 69) * L + l] + f_layer3_bias[i0 * 552 + i1 + 69]),
                      dx[i1 * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v2[(i0 * 552 + i1 + 138) * L + l] + f_layer3_bias[i0 * 552 + i1 + 138]),
             dx[i1 * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v2[(i0 * 552 + i1 + 207) * L + l] + f_layer3_bias[i0 * 552 + i1 + 207]),
             dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 276) * L + l] + f_layer3_bias[i0 * 552 + i1 + 276]),
+            dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 345) * L + l] + f_layer3_bias[i0 * 552 + i1 + 345]),
+            dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 414) * L + l] + f_layer3_bias[i0 * 552 + i1 + 414]),
+            dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 483) * L + l] + f_layer3_bias[i0 * 552 + i1 + 483]),
+            dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
 }
@@ -864,32 +996,48 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -912,29 +1060,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %7 = contract f64[64] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -958,29 +1118,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %12 = contract f64[64] -> v4
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -1004,29 +1176,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %17 = contract f64[2208] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[2208] -> v7
@@ -1060,29 +1244,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %57 = contract f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %59 = mul f64[64] -> v9
@@ -1097,29 +1293,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %61 = contract f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %63 = mul f64[64] -> v6
@@ -1134,29 +1342,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %65 = contract f64[64] -> v3
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %67 = mul f64[64] -> v5
@@ -1170,29 +1390,41 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %69 = contract f64[32] -> d.z
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %68 = contract f64[64,32] -> d.f.layer0.weight
@@ -1309,33 +1541,65 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   if (u_bar) {
     // %50 = contract f64[69] -> d.dx
     // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 69) * L + l], a_z[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 1) * L + l], a_z[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 2) * L + l], a_z[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 3) * L + l], a_z[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 * 8 + i1 * 69) * L + l], a_z[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 1) * L + l], a_z[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 2) * L + l], a_z[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 3) * L + l], a_z[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 4) * L + l], a_z[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 5) * L + l], a_z[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 6) * L + l], a_z[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 7) * L + l], a_z[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 69 + 64) * L + l], a_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 69 + 65) * L + l], a_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 69 + 66) * L + l], a_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 69 + 67) * L + l], a_z[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v[l];
+      u_bar[65 * L + l] += acc1_v[l];
+      u_bar[66 * L + l] += acc2_v[l];
+      u_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1402,10 +1666,18 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
@@ -1413,29 +1685,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // ncde_sepsis_static.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -1458,29 +1742,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %7 = contract f64[64] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -1504,29 +1800,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %12 = contract f64[64] -> v4
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -1550,29 +1858,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %17 = contract f64[2208] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[2208] -> v7
@@ -1586,29 +1906,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %23 = contract f64[32] -> z
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 276 + i1) * L + l], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 276 + i1 + 69) * L + l], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 276 + i1 + 138) * L + l], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 276 + i1 + 207) * L + l], dx[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 552 + i1) * L + l], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 552 + i1 + 69) * L + l], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 552 + i1 + 138) * L + l], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 552 + i1 + 207) * L + l], dx[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 552 + i1 + 276) * L + l], dx[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 552 + i1 + 345) * L + l], dx[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 552 + i1 + 414) * L + l], dx[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 552 + i1 + 483) * L + l], dx[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %86 = contract f64[32,69] -> v6
@@ -1633,29 +1965,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %90 = contract f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %91 = mul f64[64] -> v7
@@ -1670,29 +2014,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %93 = contract f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %94 = mul f64[64] -> v6
@@ -1707,29 +2063,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // %96 = contract f64[64] -> v3
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %97 = mul f64[64] -> v5
@@ -1743,29 +2111,41 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %99 = contract f64[32] -> v1
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %100 = neg f64[32] -> adj.z
@@ -1875,29 +2255,45 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   if (u_bar) {
     // %2 = contract f64[64] -> v0
     // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %5 = relu f64[64] -> v1
@@ -1912,32 +2308,48 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     // %7 = contract f64[64] -> v0
     // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
     // the ODE").
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %10 = relu f64[64] -> v1
@@ -1952,32 +2364,48 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     // %12 = contract f64[64] -> v0
     // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
     // the ODE").
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %15 = relu f64[64] -> v1
@@ -1992,71 +2420,131 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     // %17 = contract f64[2208] -> v2
     // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
     // the ODE").
-    for (int64_t i0 = 0; i0 < 552; ++i0) {
+    for (int64_t i0 = 0; i0 < 276; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %50 = contract f64[69] -> d.dx
     // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(vm::tanh(v2_2[(i0 * 4 + i1 * 69) * L + l] + f_layer3_bias[i0 * 4 + i1 * 69]),
+              std::fma(vm::tanh(v2_2[(i0 * 8 + i1 * 69) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69]),
                        a_z[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] = std::fma(
-              vm::tanh(v2_2[(i0 * 4 + i1 * 69 + 1) * L + l] + f_layer3_bias[i0 * 4 + i1 * 69 + 1]),
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 1) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 1]),
               a_z[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] = std::fma(
-              vm::tanh(v2_2[(i0 * 4 + i1 * 69 + 2) * L + l] + f_layer3_bias[i0 * 4 + i1 * 69 + 2]),
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 2) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 2]),
               a_z[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] = std::fma(
-              vm::tanh(v2_2[(i0 * 4 + i1 * 69 + 3) * L + l] + f_layer3_bias[i0 * 4 + i1 * 69 + 3]),
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 3) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 3]),
               a_z[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 4) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 4]),
+              a_z[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 5) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 5]),
+              a_z[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 6) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 6]),
+              a_z[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(
+              vm::tanh(v2_2[(i0 * 8 + i1 * 69 + 7) * L + l] + f_layer3_bias[i0 * 8 + i1 * 69 + 7]),
+              a_z[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 1) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 2) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 1) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 2) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 3) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 4) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(vm::tanh(v2_2[(i0 * 69 + 64) * L + l] + f_layer3_bias[i0 * 69 + 64]),
+                               a_z[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(vm::tanh(v2_2[(i0 * 69 + 65) * L + l] + f_layer3_bias[i0 * 69 + 65]),
+                               a_z[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(vm::tanh(v2_2[(i0 * 69 + 66) * L + l] + f_layer3_bias[i0 * 69 + 66]),
+                               a_z[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(vm::tanh(v2_2[(i0 * 69 + 67) * L + l] + f_layer3_bias[i0 * 69 + 67]),
+                               a_z[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[64 * L + l] += acc0_v_2[l];
+      u_bar[65 * L + l] += acc1_v_2[l];
+      u_bar[66 * L + l] += acc2_v_2[l];
+      u_bar[67 * L + l] += acc3_v_2[l];
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -2100,32 +2588,48 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.field.step.rk4: 87 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -2140,29 +2644,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   // %7 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -2177,29 +2693,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   // %12 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = relu f64[64] -> v1
@@ -2214,62 +2742,94 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   // %17 = contract f64[2208] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %159 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 552 + i1) * L + l] + f_layer3_bias[i0 * 552 + i1]),
                              u_stages[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v2[(i0 * 552 + i1 + 69) * L + l] + f_layer3_bias[i0 * 552 + i1 + 69]),
                      u_stages[i1 * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v2[(i0 * 552 + i1 + 138) * L + l] + f_layer3_bias[i0 * 552 + i1 + 138]),
             u_stages[i1 * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v2[(i0 * 552 + i1 + 207) * L + l] + f_layer3_bias[i0 * 552 + i1 + 207]),
             u_stages[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 276) * L + l] + f_layer3_bias[i0 * 552 + i1 + 276]),
+            u_stages[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 345) * L + l] + f_layer3_bias[i0 * 552 + i1 + 345]),
+            u_stages[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 414) * L + l] + f_layer3_bias[i0 * 552 + i1 + 414]),
+            u_stages[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 483) * L + l] + f_layer3_bias[i0 * 552 + i1 + 483]),
+            u_stages[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %345 = add f64[32] -> v1
@@ -2280,29 +2840,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %362 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %364 = relu f64[64] -> v1
@@ -2313,29 +2885,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %365 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %367 = relu f64[64] -> v1
@@ -2346,29 +2930,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %368 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %370 = relu f64[64] -> v1
@@ -2379,62 +2975,94 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %371 = contract f64[2208] -> v2
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %375 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 552 + i1) * L + l] + f_layer3_bias[i0 * 552 + i1]),
                              u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v2[(i0 * 552 + i1 + 69) * L + l] + f_layer3_bias[i0 * 552 + i1 + 69]),
                      u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v2[(i0 * 552 + i1 + 138) * L + l] + f_layer3_bias[i0 * 552 + i1 + 138]),
             u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v2[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v2[(i0 * 552 + i1 + 207) * L + l] + f_layer3_bias[i0 * 552 + i1 + 207]),
             u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 276) * L + l] + f_layer3_bias[i0 * 552 + i1 + 276]),
+            u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 345) * L + l] + f_layer3_bias[i0 * 552 + i1 + 345]),
+            u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 414) * L + l] + f_layer3_bias[i0 * 552 + i1 + 414]),
+            u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(
+            vm::tanh(v2[(i0 * 552 + i1 + 483) * L + l] + f_layer3_bias[i0 * 552 + i1 + 483]),
+            u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %377 = add f64[32] -> v2
@@ -2445,29 +3073,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %378 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %380 = relu f64[64] -> v2
@@ -2478,29 +3118,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %381 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %383 = relu f64[64] -> v2
@@ -2511,29 +3163,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %384 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %386 = relu f64[64] -> v2
@@ -2544,62 +3208,94 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %387 = contract f64[2208] -> v4
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %391 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 552 + i1) * L + l] + f_layer3_bias[i0 * 552 + i1]),
                              u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v4[(i0 * 552 + i1 + 69) * L + l] + f_layer3_bias[i0 * 552 + i1 + 69]),
                      u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v4[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v4[(i0 * 552 + i1 + 138) * L + l] + f_layer3_bias[i0 * 552 + i1 + 138]),
             u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v4[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v4[(i0 * 552 + i1 + 207) * L + l] + f_layer3_bias[i0 * 552 + i1 + 207]),
             u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 276) * L + l] + f_layer3_bias[i0 * 552 + i1 + 276]),
+            u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 345) * L + l] + f_layer3_bias[i0 * 552 + i1 + 345]),
+            u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 414) * L + l] + f_layer3_bias[i0 * 552 + i1 + 414]),
+            u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 483) * L + l] + f_layer3_bias[i0 * 552 + i1 + 483]),
+            u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %393 = add f64[32] -> v2
@@ -2610,29 +3306,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %394 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %396 = relu f64[64] -> v2
@@ -2643,29 +3351,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %397 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %399 = relu f64[64] -> v2
@@ -2676,29 +3396,41 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %400 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %402 = relu f64[64] -> v2
@@ -2709,62 +3441,94 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %403 = contract f64[2208] -> v4
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %407 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 552 + i1) * L + l] + f_layer3_bias[i0 * 552 + i1]),
                              u_stages[(i1 + 228) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v4[(i0 * 552 + i1 + 69) * L + l] + f_layer3_bias[i0 * 552 + i1 + 69]),
                      u_stages[(i1 + 228) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v4[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v4[(i0 * 552 + i1 + 138) * L + l] + f_layer3_bias[i0 * 552 + i1 + 138]),
             u_stages[(i1 + 228) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v4[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v4[(i0 * 552 + i1 + 207) * L + l] + f_layer3_bias[i0 * 552 + i1 + 207]),
             u_stages[(i1 + 228) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 276) * L + l] + f_layer3_bias[i0 * 552 + i1 + 276]),
+            u_stages[(i1 + 228) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 345) * L + l] + f_layer3_bias[i0 * 552 + i1 + 345]),
+            u_stages[(i1 + 228) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 414) * L + l] + f_layer3_bias[i0 * 552 + i1 + 414]),
+            u_stages[(i1 + 228) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(
+            vm::tanh(v4[(i0 * 552 + i1 + 483) * L + l] + f_layer3_bias[i0 * 552 + i1 + 483]),
+            u_stages[(i1 + 228) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %434 = add f64[32] -> z
@@ -2857,32 +3621,48 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.field.step.rk4.vjp: 203 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -2905,29 +3685,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   // %7 = contract f64[64] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -2951,29 +3743,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   // %12 = contract f64[64] -> v4
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -2997,29 +3801,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   // %17 = contract f64[2208] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[2208] -> v7
@@ -3032,29 +3848,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %159 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 276 + i1) * L + l], u_stages[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 276 + i1 + 69) * L + l], u_stages[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 276 + i1 + 138) * L + l], u_stages[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 276 + i1 + 207) * L + l], u_stages[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 552 + i1) * L + l], u_stages[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 552 + i1 + 69) * L + l], u_stages[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 552 + i1 + 138) * L + l], u_stages[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 552 + i1 + 207) * L + l], u_stages[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 552 + i1 + 276) * L + l], u_stages[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 552 + i1 + 345) * L + l], u_stages[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 552 + i1 + 414) * L + l], u_stages[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 552 + i1 + 483) * L + l], u_stages[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %167 = add f64[32] -> v8
@@ -3065,29 +3893,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %168 = contract f64[64] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %169 = add f64[64] -> v9
@@ -3105,29 +3945,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %171 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %172 = add f64[64] -> v11
@@ -3145,29 +3997,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %174 = contract f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %175 = add f64[64] -> v13
@@ -3185,29 +4049,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %177 = contract f64[2208] -> v14
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %179 = tanh f64[2208] -> v15
@@ -3218,32 +4094,48 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %181 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 552 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 552 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 552 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 552 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v15[(i0 * 552 + i1 + 276) * L + l], u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v15[(i0 * 552 + i1 + 345) * L + l], u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v15[(i0 * 552 + i1 + 414) * L + l], u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v15[(i0 * 552 + i1 + 483) * L + l], u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %184 = add f64[32] -> v16
@@ -3254,29 +4146,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %185 = contract f64[64] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %186 = add f64[64] -> v17
@@ -3294,29 +4198,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %188 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %189 = add f64[64] -> v19
@@ -3334,29 +4250,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %191 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %192 = add f64[64] -> v21
@@ -3374,29 +4302,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %194 = contract f64[2208] -> v22
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %196 = tanh f64[2208] -> v23
@@ -3407,32 +4347,48 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %198 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 552 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 552 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 552 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 552 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v23[(i0 * 552 + i1 + 276) * L + l], u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v23[(i0 * 552 + i1 + 345) * L + l], u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v23[(i0 * 552 + i1 + 414) * L + l], u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v23[(i0 * 552 + i1 + 483) * L + l], u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %202 = add f64[32] -> v24
@@ -3443,29 +4399,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %203 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %204 = add f64[64] -> v25
@@ -3483,29 +4451,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %206 = contract f64[64] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %207 = add f64[64] -> v27
@@ -3523,29 +4503,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %209 = contract f64[64] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %210 = add f64[64] -> v29
@@ -3573,29 +4565,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %212 = contract f64[2208] -> v31
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v28[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v28[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v28[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v28[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %214 = tanh f64[2208] -> v32
@@ -3613,29 +4617,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %529 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %530 = mul f64[64] -> v33
@@ -3646,29 +4662,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %531 = contract f64[64] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8) * L + l] = acc0_v[l];
+      v29[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %532 = mul f64[64] -> v30
@@ -3679,29 +4707,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %533 = contract f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %534 = mul f64[64] -> v29
@@ -3712,29 +4752,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %535 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %537 = add f64[32] -> v27
@@ -3761,29 +4813,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %541 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %542 = mul f64[64] -> v36
@@ -3794,29 +4858,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %543 = contract f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %544 = mul f64[64] -> v34
@@ -3827,29 +4903,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %545 = contract f64[64] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %546 = mul f64[64] -> v21
@@ -3860,29 +4948,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %547 = contract f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %549 = add f64[32] -> v19
@@ -3910,29 +5010,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %553 = contract f64[64] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v38[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8) * L + l] = acc0_v[l];
+      v37[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v37[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v37[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v37[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %554 = mul f64[64] -> v39
@@ -3943,29 +5055,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %555 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %556 = mul f64[64] -> v37
@@ -3976,29 +5100,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %557 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %558 = mul f64[64] -> v13
@@ -4009,29 +5145,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %559 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %561 = add f64[32] -> v11
@@ -4059,29 +5207,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %565 = contract f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8) * L + l] = acc0_v[l];
+      v40[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v40[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v40[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v40[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %566 = mul f64[64] -> v42
@@ -4092,29 +5252,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %567 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v42[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v42[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v42[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v42[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %568 = mul f64[64] -> v40
@@ -4125,29 +5297,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %569 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %570 = mul f64[64] -> v5
@@ -4158,29 +5342,41 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %571 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %575 = add f64[32] -> d.z
@@ -4298,33 +5494,65 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   }
   if (u_stages_bar) {
     // %616 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 69) * L + l], v11[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 1) * L + l], v11[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 2) * L + l], v11[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 69 + 3) * L + l], v11[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 * 8 + i1 * 69) * L + l], v11[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 1) * L + l], v11[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 2) * L + l], v11[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 3) * L + l], v11[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 4) * L + l], v11[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 5) * L + l], v11[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 6) * L + l], v11[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v7[(i0 * 8 + i1 * 69 + 7) * L + l], v11[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 69 + 64) * L + l], v11[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 69 + 65) * L + l], v11[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 69 + 66) * L + l], v11[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 69 + 67) * L + l], v11[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[64 * L + l] += acc0_v[l];
+      u_stages_bar[65 * L + l] += acc1_v[l];
+      u_stages_bar[66 * L + l] += acc2_v[l];
+      u_stages_bar[67 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4338,33 +5566,65 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
     // %617 = contract f64[69] -> v6
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 4 + i1 * 69) * L + l], v19[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v15[(i0 * 4 + i1 * 69 + 1) * L + l], v19[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v15[(i0 * 4 + i1 * 69 + 2) * L + l], v19[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v15[(i0 * 4 + i1 * 69 + 3) * L + l], v19[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v15[(i0 * 8 + i1 * 69) * L + l], v19[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 1) * L + l], v19[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 2) * L + l], v19[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 3) * L + l], v19[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 4) * L + l], v19[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 5) * L + l], v19[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 6) * L + l], v19[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v15[(i0 * 8 + i1 * 69 + 7) * L + l], v19[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 69 + 64) * L + l], v19[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v15[(i0 * 69 + 65) * L + l], v19[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v15[(i0 * 69 + 66) * L + l], v19[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v15[(i0 * 69 + 67) * L + l], v19[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[64 * L + l] = acc0_v[l];
+      v6[65 * L + l] = acc1_v[l];
+      v6[66 * L + l] = acc2_v[l];
+      v6[67 * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4378,33 +5638,65 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v6[68 * L + l] = acc0_v[l];
     }
     // %618 = contract f64[69] -> v7
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 4 + i1 * 69) * L + l], v27[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 1) * L + l], v27[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 2) * L + l], v27[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 3) * L + l], v27[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 8 + i1 * 69) * L + l], v27[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 1) * L + l], v27[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 2) * L + l], v27[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 3) * L + l], v27[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 4) * L + l], v27[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 5) * L + l], v27[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 6) * L + l], v27[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v23[(i0 * 8 + i1 * 69 + 7) * L + l], v27[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 69 + 64) * L + l], v27[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v23[(i0 * 69 + 65) * L + l], v27[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v23[(i0 * 69 + 66) * L + l], v27[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v23[(i0 * 69 + 67) * L + l], v27[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[64 * L + l] = acc0_v[l];
+      v7[65 * L + l] = acc1_v[l];
+      v7[66 * L + l] = acc2_v[l];
+      v7[67 * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4425,36 +5717,72 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
     }
     // %526 = contract f64[69] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 4 + i1 * 69) * L + l], z1_bar_z[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v32[(i0 * 8 + i1 * 69) * L + l], z1_bar_z[i1 * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(v32[(i0 * 4 + i1 * 69 + 1) * L + l], z1_bar_z[i1 * L + l], acc1_v[l]);
+              std::fma(v32[(i0 * 8 + i1 * 69 + 1) * L + l], z1_bar_z[i1 * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(v32[(i0 * 4 + i1 * 69 + 2) * L + l], z1_bar_z[i1 * L + l], acc2_v[l]);
+              std::fma(v32[(i0 * 8 + i1 * 69 + 2) * L + l], z1_bar_z[i1 * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(v32[(i0 * 4 + i1 * 69 + 3) * L + l], z1_bar_z[i1 * L + l], acc3_v[l]);
+              std::fma(v32[(i0 * 8 + i1 * 69 + 3) * L + l], z1_bar_z[i1 * L + l], acc3_v[l]);
+          acc4_v[l] =
+              std::fma(v32[(i0 * 8 + i1 * 69 + 4) * L + l], z1_bar_z[i1 * L + l], acc4_v[l]);
+          acc5_v[l] =
+              std::fma(v32[(i0 * 8 + i1 * 69 + 5) * L + l], z1_bar_z[i1 * L + l], acc5_v[l]);
+          acc6_v[l] =
+              std::fma(v32[(i0 * 8 + i1 * 69 + 6) * L + l], z1_bar_z[i1 * L + l], acc6_v[l]);
+          acc7_v[l] =
+              std::fma(v32[(i0 * 8 + i1 * 69 + 7) * L + l], z1_bar_z[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 228) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 229) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 230) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 231) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 232) * L + l] += acc4_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 233) * L + l] += acc5_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 234) * L + l] += acc6_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 235) * L + l] += acc7_v[l] * (T(h) * 0.16666667f);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v32[(i0 * 69 + 64) * L + l], z1_bar_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v32[(i0 * 69 + 65) * L + l], z1_bar_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v32[(i0 * 69 + 66) * L + l], z1_bar_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v32[(i0 * 69 + 67) * L + l], z1_bar_z[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[292 * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[293 * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[294 * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[295 * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -4549,6 +5877,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
@@ -4556,29 +5888,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   // ncde_sepsis_static.field.adjoint.step.rk4: 262 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -4601,29 +5945,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   // %7 = contract f64[64] -> v2
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -4647,29 +6003,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   // %12 = contract f64[64] -> v4
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[64] -> v5
@@ -4693,29 +6061,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   // %17 = contract f64[2208] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = tanh f64[2208] -> v7
@@ -4728,29 +6108,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %159 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 276 + i1) * L + l], u_stages[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 276 + i1 + 69) * L + l], u_stages[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 276 + i1 + 138) * L + l], u_stages[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 276 + i1 + 207) * L + l], u_stages[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 552 + i1) * L + l], u_stages[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 552 + i1 + 69) * L + l], u_stages[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 552 + i1 + 138) * L + l], u_stages[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 552 + i1 + 207) * L + l], u_stages[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 552 + i1 + 276) * L + l], u_stages[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 552 + i1 + 345) * L + l], u_stages[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 552 + i1 + 414) * L + l], u_stages[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 552 + i1 + 483) * L + l], u_stages[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %345 = add f64[32] -> v8
@@ -4761,29 +6153,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %362 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %363 = add f64[64] -> v10
@@ -4801,29 +6205,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %365 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %366 = add f64[64] -> v12
@@ -4841,29 +6257,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %368 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %369 = add f64[64] -> v14
@@ -4881,29 +6309,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %371 = contract f64[2208] -> v15
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %373 = tanh f64[2208] -> v16
@@ -4914,32 +6354,48 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %375 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 552 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 552 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 552 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 552 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v16[(i0 * 552 + i1 + 276) * L + l], u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 552 + i1 + 345) * L + l], u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 552 + i1 + 414) * L + l], u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 552 + i1 + 483) * L + l], u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %377 = add f64[32] -> v17
@@ -4950,29 +6406,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %378 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %379 = add f64[64] -> v19
@@ -4990,29 +6458,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %381 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %382 = add f64[64] -> v21
@@ -5030,29 +6510,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %384 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %385 = add f64[64] -> v23
@@ -5070,29 +6562,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %387 = contract f64[2208] -> v24
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %389 = tanh f64[2208] -> v25
@@ -5103,32 +6607,48 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %391 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 552 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 552 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 552 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 552 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v25[(i0 * 552 + i1 + 276) * L + l], u_stages[(i1 + 76) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v25[(i0 * 552 + i1 + 345) * L + l], u_stages[(i1 + 76) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v25[(i0 * 552 + i1 + 414) * L + l], u_stages[(i1 + 76) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v25[(i0 * 552 + i1 + 483) * L + l], u_stages[(i1 + 76) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %393 = add f64[32] -> v26
@@ -5139,29 +6659,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %394 = contract f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 160], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 256 + i1 + 224], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %395 = add f64[64] -> v28
@@ -5179,29 +6711,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %397 = contract f64[64] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 320], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 448], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8) * L + l] = acc0_v[l];
+      v29[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v29[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v29[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v29[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %398 = add f64[64] -> v30
@@ -5219,29 +6763,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %400 = contract f64[64] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 320], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 448], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8) * L + l] = acc0_v[l];
+      v31[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v31[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v31[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v31[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %401 = add f64[64] -> v32
@@ -5259,29 +6815,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %403 = contract f64[2208] -> v33
-  for (int64_t i0 = 0; i0 < 552; ++i0) {
+  for (int64_t i0 = 0; i0 < 276; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 256], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 320], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 384], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 512 + i1 + 448], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %405 = tanh f64[2208] -> v34
@@ -5292,32 +6860,48 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %407 = contract f64[32] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 276 + i1) * L + l], u_stages[(i1 + 228) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 552 + i1) * L + l], u_stages[(i1 + 228) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v34[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 228) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 552 + i1 + 69) * L + l], u_stages[(i1 + 228) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v34[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 228) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 552 + i1 + 138) * L + l], u_stages[(i1 + 228) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v34[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 228) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 552 + i1 + 207) * L + l], u_stages[(i1 + 228) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v34[(i0 * 552 + i1 + 276) * L + l], u_stages[(i1 + 228) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v34[(i0 * 552 + i1 + 345) * L + l], u_stages[(i1 + 228) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v34[(i0 * 552 + i1 + 414) * L + l], u_stages[(i1 + 228) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v34[(i0 * 552 + i1 + 483) * L + l], u_stages[(i1 + 228) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8) * L + l] = acc0_v[l];
+      v33[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v33[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v33[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v33[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %434 = add f64[32] -> z
@@ -5346,29 +6930,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %675 = contract f64[64] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %676 = mul f64[64] -> v7
@@ -5379,29 +6975,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %677 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %678 = mul f64[64] -> v6
@@ -5412,29 +7020,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %679 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %680 = mul f64[64] -> v5
@@ -5445,29 +7065,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %681 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %940 = sub f64[32] -> v3
@@ -5494,29 +7126,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1102 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1103 = mul f64[64] -> v16
@@ -5527,29 +7171,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1104 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1106 = mul f64[64] -> v14
@@ -5560,29 +7216,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1107 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1108 = mul f64[64] -> v12
@@ -5593,29 +7261,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1109 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1115 = sub f64[32] -> v10
@@ -5642,29 +7322,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1119 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1121 = mul f64[64] -> v24
@@ -5675,29 +7367,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1122 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1124 = mul f64[64] -> v23
@@ -5708,29 +7412,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1125 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1127 = mul f64[64] -> v21
@@ -5741,29 +7457,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1128 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1137 = sub f64[32] -> v19
@@ -5790,29 +7518,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1141 = contract f64[64] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer3_weight[i0 * 8 + i1 * 64 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1142 = mul f64[64] -> v25
@@ -5823,29 +7563,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1143 = contract f64[64] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 64 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1144 = mul f64[64] -> v32
@@ -5856,29 +7608,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1145 = contract f64[64] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 64 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8) * L + l] = acc0_v[l];
+      v19[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v19[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v19[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v19[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1146 = mul f64[64] -> v30
@@ -5896,29 +7660,41 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %1148 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 4], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 5], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 6], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 32 + 7], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1272 = add f64[32] -> a.z
@@ -6163,24 +7939,40 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ncde_sepsis_static.final_outputs.vjp: 5 nodes
   // %138 = contract f64[32] -> d.z
   // ncde_sepsis_static.ode:46: output logit = out(z(T))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc0_v[l] = std::fma(out_weight[i0 * 4], y_bar_logit[l], acc0_v[l]);
-      acc1_v[l] = std::fma(out_weight[i0 * 4 + 1], y_bar_logit[l], acc1_v[l]);
-      acc2_v[l] = std::fma(out_weight[i0 * 4 + 2], y_bar_logit[l], acc2_v[l]);
-      acc3_v[l] = std::fma(out_weight[i0 * 4 + 3], y_bar_logit[l], acc3_v[l]);
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc0_v[l] = std::fma(out_weight[i0 * 8], y_bar_logit[l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 8 + 1], y_bar_logit[l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 8 + 2], y_bar_logit[l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 8 + 3], y_bar_logit[l], acc3_v[l]);
+      acc4_v[l] = std::fma(out_weight[i0 * 8 + 4], y_bar_logit[l], acc4_v[l]);
+      acc5_v[l] = std::fma(out_weight[i0 * 8 + 5], y_bar_logit[l], acc5_v[l]);
+      acc6_v[l] = std::fma(out_weight[i0 * 8 + 6], y_bar_logit[l], acc6_v[l]);
+      acc7_v[l] = std::fma(out_weight[i0 * 8 + 7], y_bar_logit[l], acc7_v[l]);
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %137 = contract f64[1,32] -> d.out.weight

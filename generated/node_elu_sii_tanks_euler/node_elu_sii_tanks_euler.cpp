@@ -441,6 +441,10 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_elu_sii_tanks_euler.field: 17 nodes
   // %2 = concat f64[5] -> v0
   // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
@@ -456,29 +460,41 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
   }
   // %4 = contract f64[32] -> v1
   // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = elu f64[32] -> v2
@@ -493,29 +509,41 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
   // %9 = contract f64[32] -> v1
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %12 = elu f64[32] -> v2
@@ -603,6 +631,10 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_elu_sii_tanks_euler.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
   // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
@@ -618,29 +650,41 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   }
   // %4 = contract f64[32] -> v1
   // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %6 = add f64[32] -> v2
@@ -663,29 +707,41 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   // %9 = contract f64[32] -> v3
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %11 = add f64[32] -> v4
@@ -700,29 +756,41 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   // %36 = contract f64[32] -> v3
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], a_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32], a_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 4], a_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 5], a_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 6], a_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 7], a_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %42 = mul f64[32] -> v5
@@ -737,29 +805,41 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   // %44 = contract f64[32] -> v3
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %48 = mul f64[32] -> v6
@@ -963,10 +1043,18 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 1380; ++i) {
     dtheta[i] = 0.0f;
@@ -986,29 +1074,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   }
   // %4 = contract f64[32] -> v1
   // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %6 = add f64[32] -> v2
@@ -1031,29 +1131,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   // %9 = contract f64[32] -> v3
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %11 = add f64[32] -> v4
@@ -1112,29 +1224,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   // %62 = contract f64[32] -> v6
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], a_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32], a_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 4], a_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 5], a_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 6], a_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 7], a_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %63 = mul f64[32] -> v7
@@ -1149,29 +1273,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   // %65 = contract f64[32] -> v4
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %66 = mul f64[32] -> v6
@@ -1314,29 +1450,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
     // %4 = contract f64[32] -> v1
     // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %6 = add f64[32] -> v2
@@ -1359,32 +1507,48 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     // %9 = contract f64[32] -> v3
     // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
     // / Algorithm 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %11 = add f64[32] -> v1
@@ -1399,32 +1563,48 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     // %36 = contract f64[32] -> v3
     // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
     // / Algorithm 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], a_z[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32], a_z[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 1], a_z[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 2], a_z[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 3], a_z[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 4], a_z[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 5], a_z[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 6], a_z[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 7], a_z[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %42 = mul f64[32] -> v4
@@ -1440,32 +1620,48 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     // %44 = contract f64[32] -> v1
     // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
     // / Algorithm 1
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32], v4_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 4], v4_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 5], v4_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 6], v4_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 7], v4_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %48 = mul f64[32] -> v3
@@ -1547,6 +1743,10 @@ extern "C" void node_elu_sii_tanks_euler_step(const void* /*ctx*/, double /*t*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_elu_sii_tanks_euler.field.step.euler: 21 nodes
   // %105 = concat f64[5] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1560,29 +1760,41 @@ extern "C" void node_elu_sii_tanks_euler_step(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = u_stages[l];
   }
   // %106 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %108 = elu f64[32] -> v2
@@ -1593,29 +1805,41 @@ extern "C" void node_elu_sii_tanks_euler_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %109 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %111 = elu f64[32] -> v2
@@ -1696,6 +1920,10 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_elu_sii_tanks_euler.field.step.euler.vjp: 37 nodes
   // %105 = concat f64[5] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -1709,29 +1937,41 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
     v0[4 * L + l] = u_stages[l];
   }
   // %106 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %107 = add f64[32] -> v2
@@ -1742,32 +1982,48 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %120 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], z1_bar_z[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32], z1_bar_z[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], z1_bar_z[i1 * L + l], acc1_v[l]);
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 1], z1_bar_z[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], z1_bar_z[i1 * L + l], acc2_v[l]);
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 2], z1_bar_z[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], z1_bar_z[i1 * L + l], acc3_v[l]);
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 3], z1_bar_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 4], z1_bar_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 5], z1_bar_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 6], z1_bar_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 7], z1_bar_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l] * T(h);
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
+      v1[(i0 * 8) * L + l] = acc0_v[l] * T(h);
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l] * T(h);
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l] * T(h);
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l] * T(h);
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l] * T(h);
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l] * T(h);
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l] * T(h);
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l] * T(h);
     }
   }
   // %108 = elu f64[32] -> v3
@@ -1778,29 +2034,41 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %109 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %110 = add f64[32] -> v5
@@ -1818,29 +2086,41 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
     }
   }
   // %126 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %130 = mul f64[32] -> v6
@@ -2024,6 +2304,10 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 1380; ++i) {
     dtheta[i] = 0.0f;
@@ -2041,29 +2325,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, doubl
     v0[4 * L + l] = u_stages[l];
   }
   // %106 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 20], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 25], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 30], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 40 + i1 + 35], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %107 = add f64[32] -> v2
@@ -2081,29 +2377,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %109 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %110 = add f64[32] -> v4
@@ -2154,29 +2462,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, doubl
   // %62 = contract f64[32] -> v6
   // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
   // Algorithm 1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], a0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], a0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], a0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32], a0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 1], a0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 2], a0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 4], a0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 5], a0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 6], a0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 32 + 7], a0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %146 = mul f64[32] -> v7
@@ -2187,29 +2507,41 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, doubl
     }
   }
   // %147 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 32 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %148 = mul f64[32] -> v6

@@ -328,33 +328,72 @@ extern "C" void node_leak_flipflop_init_state(const void* /*ctx*/, const void* t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.init: 5 nodes
   // %32 = contract f64[100] -> v0
   // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 12 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 3], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 6], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 12 + i1 + 9], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 24 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 3], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 6], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 9], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 12], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 15], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 18], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 24 + i1 + 21], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(h0_weight[i0 + 288], u0_x[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(h0_weight[i0 + 291], u0_x[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(h0_weight[i0 + 294], u0_x[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(h0_weight[i0 + 297], u0_x[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[96 * L + l] = acc0_v[l];
+    v0[97 * L + l] = acc1_v[l];
+    v0[98 * L + l] = acc2_v[l];
+    v0[99 * L + l] = acc3_v[l];
   }
   // %33 = add f64[100] -> h
   // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
@@ -455,6 +494,10 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.field: 25 nodes
   // %2 = concat f64[103] -> v0
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -474,30 +517,65 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   // %4 = contract f64[100] -> v1
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %7 = relu f64[100] -> v0
   // node_leak_flipflop.ode:6: #
@@ -509,30 +587,65 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   }
   // %9 = contract f64[100] -> v1
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = relu f64[100] -> v0
   // node_leak_flipflop.ode:6: #
@@ -544,30 +657,65 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   }
   // %14 = contract f64[100] -> v1
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %17 = relu f64[100] -> v0
   // node_leak_flipflop.ode:6: #
@@ -579,30 +727,65 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   }
   // %19 = contract f64[100] -> v1
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %25 = div f64[100] -> h
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -661,6 +844,10 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.field.vjp: 39 nodes
   // %2 = concat f64[103] -> v0
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -680,30 +867,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %4 = contract f64[100] -> v1
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -725,30 +947,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %51 = contract f64[100] -> v3
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %7 = relu f64[100] -> v4
   // node_leak_flipflop.ode:6: #
@@ -760,30 +1017,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %9 = contract f64[100] -> v5
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v6
   // node_leak_flipflop.ode:6: #
@@ -803,30 +1095,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %14 = contract f64[100] -> v7
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v8
   // node_leak_flipflop.ode:6: #
@@ -846,30 +1173,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %55 = contract f64[100] -> v3
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %57 = mul f64[100] -> v9
   // node_leak_flipflop.ode:6: #
@@ -881,30 +1243,65 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   // %59 = contract f64[100] -> v3
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %61 = mul f64[100] -> v6
   // node_leak_flipflop.ode:6: #
@@ -917,32 +1314,67 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   // %63 = contract f64[103] -> v10
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 103 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 103 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 103 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 103 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -950,12 +1382,12 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103 + 100], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v10[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %66 = sub f64[100] -> d.h
@@ -1149,10 +1581,18 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 40700; ++i) {
     dtheta[i] = 0.0f;
@@ -1176,30 +1616,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   // %4 = contract f64[100] -> v1
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -1220,30 +1695,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %9 = contract f64[100] -> v3
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v4
   // node_leak_flipflop.ode:6: #
@@ -1263,30 +1773,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %14 = contract f64[100] -> v5
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %16 = add f64[100] -> v6
   // node_leak_flipflop.ode:6: #
@@ -1306,30 +1851,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %19 = contract f64[100] -> v7
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %25 = div f64[100] -> h
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
@@ -1351,30 +1931,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %79 = contract f64[100] -> v8
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %80 = mul f64[100] -> v9
   // node_leak_flipflop.ode:6: #
@@ -1386,30 +2001,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %82 = contract f64[100] -> v6
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %83 = mul f64[100] -> v8
   // node_leak_flipflop.ode:6: #
@@ -1421,30 +2071,65 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // %85 = contract f64[100] -> v4
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %86 = mul f64[100] -> v6
   // node_leak_flipflop.ode:6: #
@@ -1457,32 +2142,67 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   // %88 = contract f64[103] -> v10
   // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
   // = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 103 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 103 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 103 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 103 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1490,12 +2210,12 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103 + 100], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v10[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %91 = neg f64[100] -> adj.h
@@ -1623,33 +2343,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     // %4 = contract f64[100] -> v1
     // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
     // G = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 103; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 103; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 + 9888], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 + 9991], v0_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 + 10094], v0_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 + 10197], v0_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %6 = add f64[100] -> v0
     // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
@@ -1671,33 +2430,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
     // %51 = contract f64[100] -> v2
     // node_leak_flipflop.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[96 * L + l] = acc0_v_2[l];
+      v2_2[97 * L + l] = acc1_v_2[l];
+      v2_2[98 * L + l] = acc2_v_2[l];
+      v2_2[99 * L + l] = acc3_v_2[l];
     }
     // %7 = relu f64[100] -> v1
     // node_leak_flipflop.ode:6: #
@@ -1709,33 +2507,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
     // %9 = contract f64[100] -> v3
     // node_leak_flipflop.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 + 9600], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 + 9700], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 + 9800], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 + 9900], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[96 * L + l] = acc0_v_2[l];
+      v3_2[97 * L + l] = acc1_v_2[l];
+      v3_2[98 * L + l] = acc2_v_2[l];
+      v3_2[99 * L + l] = acc3_v_2[l];
     }
     // %11 = add f64[100] -> v1
     // node_leak_flipflop.ode:6: #
@@ -1755,33 +2592,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
     // %14 = contract f64[100] -> v4
     // node_leak_flipflop.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 + 9600], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 + 9700], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 + 9800], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 + 9900], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %53 = mul f64[100] -> v3
     // node_leak_flipflop.ode:6: #
@@ -1793,33 +2669,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
     // %55 = contract f64[100] -> v2
     // node_leak_flipflop.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2_2[96 * L + l] = acc0_v_2[l];
+      v2_2[97 * L + l] = acc1_v_2[l];
+      v2_2[98 * L + l] = acc2_v_2[l];
+      v2_2[99 * L + l] = acc3_v_2[l];
     }
     // %57 = mul f64[100] -> v3
     // node_leak_flipflop.ode:6: #
@@ -1831,33 +2746,72 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
     // %59 = contract f64[100] -> v1
     // node_leak_flipflop.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %61 = mul f64[100] -> v2
     // node_leak_flipflop.ode:6: #
@@ -1870,35 +2824,74 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     // %63 = contract f64[103] -> v0
     // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
     // G = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 4], v2_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 5], v2_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 6], v2_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 7], v2_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 103 + 96], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 * 103 + 97], v2_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 * 103 + 98], v2_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 * 103 + 99], v2_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0_2[96 * L + l] = acc0_v_2[l];
+      v0_2[97 * L + l] = acc1_v_2[l];
+      v0_2[98 * L + l] = acc2_v_2[l];
+      v0_2[99 * L + l] = acc3_v_2[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1906,12 +2899,13 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] =
+              std::fma(F_layer0_weight[i0 + i1 * 103 + 100], v2_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = acc0_v_2[l];
+        v0_2[(i0 + 100) * L + l] = acc0_v_2[l];
       }
     }
     // %65 = slice f64[3] -> d.x
@@ -1950,6 +2944,10 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.field.step.euler: 29 nodes
   // %131 = concat f64[103] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1965,30 +2963,65 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %132 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %134 = relu f64[100] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1998,30 +3031,65 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %135 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %137 = relu f64[100] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2031,30 +3099,65 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %138 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %140 = relu f64[100] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2064,30 +3167,65 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %141 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 100], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 200], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 300], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 400], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 500], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 600], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 700], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 + 9600], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 + 9700], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 + 9800], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 + 9900], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %148 = add f64[100] -> h
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2146,6 +3284,10 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.field.step.euler.vjp: 43 nodes
   // %150 = div f64[100] -> v0
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2168,30 +3310,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %132 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[96 * L + l] = acc0_v[l];
+    v2[97 * L + l] = acc1_v[l];
+    v2[98 * L + l] = acc2_v[l];
+    v2[99 * L + l] = acc3_v[l];
   }
   // %133 = add f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2208,30 +3385,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %135 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %136 = add f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2241,30 +3453,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %154 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %137 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2274,30 +3521,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %138 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %139 = add f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2314,30 +3596,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %158 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %160 = mul f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2347,30 +3664,65 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %162 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %164 = mul f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2380,32 +3732,67 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %166 = contract f64[103] -> v10
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 103 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 103 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 103 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 103 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2413,12 +3800,12 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103 + 100], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v10[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %169 = add f64[100] -> d.h
@@ -2593,6 +3980,10 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 40700; ++i) {
     dtheta[i] = 0.0f;
@@ -2612,30 +4003,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %132 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 412], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 515], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 618], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 824 + i1 + 721], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 9888], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 9991], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 10094], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 10197], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %133 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2652,30 +4078,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %135 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %136 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2692,30 +4153,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %138 = contract f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 + 9600], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 + 9700], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 + 9800], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 + 9900], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[96 * L + l] = acc0_v[l];
+    v5[97 * L + l] = acc1_v[l];
+    v5[98 * L + l] = acc2_v[l];
+    v5[99 * L + l] = acc3_v[l];
   }
   // %139 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2732,30 +4228,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %141 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 400], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 500], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 600], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 800 + i1 + 700], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 + 9600], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 + 9700], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 + 9800], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 + 9900], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %148 = add f64[100] -> h
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2777,30 +4308,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
   }
   // %79 = contract f64[100] -> v8
   // node_leak_flipflop.ode:6: #
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer3_weight[i0 * 8 + i1 * 100 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + 96], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer3_weight[i0 * 100 + 97], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer3_weight[i0 * 100 + 98], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer3_weight[i0 * 100 + 99], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[96 * L + l] = acc0_v[l];
+    v8[97 * L + l] = acc1_v[l];
+    v8[98 * L + l] = acc2_v[l];
+    v8[99 * L + l] = acc3_v[l];
   }
   // %176 = mul f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2810,30 +4376,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %177 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[96 * L + l] = acc0_v[l];
+    v6[97 * L + l] = acc1_v[l];
+    v6[98 * L + l] = acc2_v[l];
+    v6[99 * L + l] = acc3_v[l];
   }
   // %178 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2843,30 +4444,65 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %179 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %180 = mul f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2876,32 +4512,67 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %181 = contract f64[103] -> v10
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 103 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 100; i0 < 103; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 103 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 103 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 103 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 103 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[96 * L + l] = acc0_v[l];
+    v10[97 * L + l] = acc1_v[l];
+    v10[98 * L + l] = acc2_v[l];
+    v10[99 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2909,12 +4580,12 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103 + 100], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v10[(i0 + 100) * L + l] = acc0_v[l];
     }
   }
   // %198 = sub f64[100] -> a.h
@@ -3101,33 +4772,72 @@ extern "C" void node_leak_flipflop_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_leak_flipflop.observation_outputs.vjp: 5 nodes
   // %115 = contract f64[100] -> d.h
   // node_leak_flipflop.ode:35: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 100 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 100 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(out_weight[i0 * 100 + 96], y_bar_pred[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(out_weight[i0 * 100 + 97], y_bar_pred[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(out_weight[i0 * 100 + 98], y_bar_pred[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(out_weight[i0 * 100 + 99], y_bar_pred[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    z_bar_h[96 * L + l] += acc0_v[l];
+    z_bar_h[97 * L + l] += acc1_v[l];
+    z_bar_h[98 * L + l] += acc2_v[l];
+    z_bar_h[99 * L + l] += acc3_v[l];
   }
   // %114 = contract f64[3,100] -> d.out.weight
   // node_leak_flipflop.ode:35: output pred = out(h) per observation

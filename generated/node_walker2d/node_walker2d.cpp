@@ -328,32 +328,48 @@ extern "C" void node_walker2d_init_state(const void* /*ctx*/, const void* theta_
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.init: 5 nodes
   // %27 = contract f64[32] -> v0
   // node_walker2d.ode:29: state h : [N] = h0(x(t0))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 68 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 17], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 34], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 68 + i1 + 51], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 136 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 17], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 34], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 51], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 68], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 85], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 102], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 136 + i1 + 119], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %28 = add f64[32] -> h
@@ -385,6 +401,10 @@ extern "C" void node_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.init.vjp: 5 nodes
   // %101 = contract f64[32,17] -> d.h0.weight
   // node_walker2d.ode:29: state h : [N] = h0(x(t0))
@@ -414,29 +434,41 @@ extern "C" void node_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   if (u0_bar) {
     // %102 = contract f64[17] -> d.x@t0
     // node_walker2d.ode:29: state h : [N] = h0(x(t0))
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17], z0_bar_h[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 17 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 4], z0_bar_h[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 5], z0_bar_h[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 6], z0_bar_h[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 17 + 7], z0_bar_h[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u0_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u0_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u0_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u0_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u0_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u0_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u0_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u0_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u0_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
     PLASTIC_SIMD
@@ -480,6 +512,10 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.field: 19 nodes
   // %2 = concat f64[49] -> v0
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
@@ -497,30 +533,65 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   }
   // %4 = contract f64[100] -> v1
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %7 = relu f64[100] -> v2
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -534,30 +605,65 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   // %9 = contract f64[100] -> v1
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = relu f64[100] -> v2
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -571,29 +677,41 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   // %14 = contract f64[32] -> v0
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %18 = sub f64[32] -> h
@@ -647,6 +765,10 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.field.vjp: 36 nodes
   // %2 = concat f64[49] -> v0
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
@@ -664,30 +786,65 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %4 = contract f64[100] -> v1
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
@@ -709,30 +866,65 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %9 = contract f64[100] -> v3
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v4
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -755,29 +947,41 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %14 = contract f64[32] -> v5
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %46 = mul f64[32] -> v6
@@ -793,30 +997,65 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %48 = contract f64[100] -> v7
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %50 = mul f64[100] -> v8
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -830,30 +1069,65 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   // %52 = contract f64[100] -> v4
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %54 = mul f64[100] -> v7
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -866,29 +1140,41 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   // %56 = contract f64[49] -> v2
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1056,10 +1342,18 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 18332; ++i) {
     dtheta[i] = 0.0f;
@@ -1081,30 +1375,65 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %4 = contract f64[100] -> v1
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
@@ -1126,30 +1455,65 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %9 = contract f64[100] -> v3
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v4
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1172,29 +1536,41 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %14 = contract f64[32] -> v5
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %17 = tanh f64[32] -> v6
@@ -1226,30 +1602,65 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %75 = contract f64[100] -> v7
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %76 = mul f64[100] -> v8
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1263,30 +1674,65 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // %78 = contract f64[100] -> v4
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
   // H.3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %79 = mul f64[100] -> v7
   // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1299,29 +1745,41 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // %81 = contract f64[49] -> v2
   // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1435,33 +1893,72 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %4 = contract f64[100] -> v1
     // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 49; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 49; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 + 4704], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 + 4753], v0_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 + 4802], v0_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 + 4851], v0_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %6 = add f64[100] -> v2
     // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
@@ -1483,33 +1980,72 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %9 = contract f64[100] -> v3
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
     // H.3
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 + 9600], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 + 9700], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 + 9800], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 + 9900], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[96 * L + l] = acc0_v_2[l];
+      v3_2[97 * L + l] = acc1_v_2[l];
+      v3_2[98 * L + l] = acc2_v_2[l];
+      v3_2[99 * L + l] = acc3_v_2[l];
     }
     // %11 = add f64[100] -> v1
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1532,32 +2068,48 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %14 = contract f64[32] -> v0
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
     // H.3
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %46 = mul f64[32] -> v3
@@ -1573,33 +2125,72 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %48 = contract f64[100] -> v4
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
     // H.3
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %50 = mul f64[100] -> v3
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1613,33 +2204,72 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     // %52 = contract f64[100] -> v1
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
     // H.3
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %54 = mul f64[100] -> v3
     // node_walker2d.ode:5: # initialisation, F's final nonlinearity tanh, App. H.1); Sec. 6.4, App.
@@ -1652,32 +2282,48 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     // %56 = contract f64[49] -> v0
     // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -1728,6 +2374,10 @@ extern "C" void node_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.field.step.euler: 23 nodes
   // %125 = concat f64[49] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1743,30 +2393,65 @@ extern "C" void node_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
     }
   }
   // %126 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %128 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1776,30 +2461,65 @@ extern "C" void node_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
     }
   }
   // %129 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %131 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1809,29 +2529,41 @@ extern "C" void node_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
     }
   }
   // %132 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %138 = add f64[32] -> h
@@ -1885,6 +2617,10 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.field.step.euler.vjp: 40 nodes
   // %125 = concat f64[49] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1900,30 +2636,65 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %126 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %127 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1940,30 +2711,65 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %129 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %130 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1980,29 +2786,41 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %132 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %144 = mul f64[32] -> v6
@@ -2014,30 +2832,65 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %146 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %148 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2047,30 +2900,65 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %150 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %152 = mul f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2080,29 +2968,41 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %154 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2254,6 +3154,10 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 18332; ++i) {
     dtheta[i] = 0.0f;
@@ -2273,30 +3177,65 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %126 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 196], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 245], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 294], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 392 + i1 + 343], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4704], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4753], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4802], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4851], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %127 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2313,30 +3252,65 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %129 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %130 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2353,29 +3327,41 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %132 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %134 = tanh f64[32] -> v6
@@ -2400,30 +3386,65 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %173 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %174 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2433,30 +3454,65 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %175 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %176 = mul f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2466,29 +3522,41 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %177 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 49 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2618,32 +3686,48 @@ extern "C" void node_walker2d_output(const void* /*ctx*/, double /*t*/, const vo
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.observation_outputs: 5 nodes
   // %36 = contract f64[17] -> v0
   // node_walker2d.ode:33: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 128 + i1 + 32], h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 128 + i1 + 64], h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 128 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 256 + i1], h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 256 + i1 + 32], h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 256 + i1 + 64], h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 256 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 256 + i1 + 128], h[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 256 + i1 + 160], h[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 256 + i1 + 192], h[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 256 + i1 + 224], h[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2690,32 +3774,48 @@ extern "C" void node_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d.observation_outputs.vjp: 5 nodes
   // %109 = contract f64[32] -> d.h
   // node_walker2d.ode:33: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %108 = contract f64[17,32] -> d.out.weight

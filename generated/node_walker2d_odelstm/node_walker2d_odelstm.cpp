@@ -328,33 +328,49 @@ extern "C" void node_walker2d_odelstm_init_state(const void* /*ctx*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.init: 5 nodes
   // %27 = contract f64[32] -> v0
   // node_walker2d_odelstm.ode:25: state h : [N] = h0(x(t0))                                 # App.
   // H.3: affine in the first input
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 18; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(h0_weight[i0 * 72 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 18], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 36], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(h0_weight[i0 * 72 + i1 + 54], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(h0_weight[i0 * 144 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 18], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 36], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 54], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 72], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 90], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 108], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(h0_weight[i0 * 144 + i1 + 126], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %28 = add f64[32] -> h
@@ -387,6 +403,10 @@ extern "C" void node_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.init.vjp: 5 nodes
   // %101 = contract f64[32,18] -> d.h0.weight
   // node_walker2d_odelstm.ode:25: state h : [N] = h0(x(t0))                                 # App.
@@ -418,32 +438,44 @@ extern "C" void node_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
     // %102 = contract f64[18] -> d.x@t0
     // node_walker2d_odelstm.ode:25: state h : [N] = h0(x(t0))                                 #
     // App. H.3: affine in the first input
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(h0_weight[i0 * 4 + i1 * 18 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 1], z0_bar_h[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 2], z0_bar_h[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 3], z0_bar_h[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 4], z0_bar_h[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 5], z0_bar_h[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 6], z0_bar_h[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(h0_weight[i0 * 8 + i1 * 18 + 7], z0_bar_h[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u0_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u0_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u0_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8) * L + l] += acc0_v[l];
+        u0_bar[(i0 * 8 + 1) * L + l] += acc1_v[l];
+        u0_bar[(i0 * 8 + 2) * L + l] += acc2_v[l];
+        u0_bar[(i0 * 8 + 3) * L + l] += acc3_v[l];
+        u0_bar[(i0 * 8 + 4) * L + l] += acc4_v[l];
+        u0_bar[(i0 * 8 + 5) * L + l] += acc5_v[l];
+        u0_bar[(i0 * 8 + 6) * L + l] += acc6_v[l];
+        u0_bar[(i0 * 8 + 7) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 16; i0 < 18; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -451,12 +483,12 @@ extern "C" void node_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const 
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(h0_weight[i0 + i1 * 18], z0_bar_h[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(h0_weight[i0 + i1 * 18 + 16], z0_bar_h[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u0_bar[i0 * L + l] += acc0_v[l];
+        u0_bar[(i0 + 16) * L + l] += acc0_v[l];
       }
     }
   }
@@ -486,6 +518,10 @@ extern "C" void node_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.field: 19 nodes
   // %2 = concat f64[50] -> v0
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
@@ -505,30 +541,65 @@ extern "C" void node_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   // %4 = contract f64[100] -> v1
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
   // G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %7 = relu f64[100] -> v2
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -540,30 +611,65 @@ extern "C" void node_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   }
   // %9 = contract f64[100] -> v1
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %12 = relu f64[100] -> v2
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -575,29 +681,41 @@ extern "C" void node_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, c
   }
   // %14 = contract f64[32] -> v0
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %18 = sub f64[32] -> h
@@ -653,6 +771,10 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.field.vjp: 36 nodes
   // %2 = concat f64[50] -> v0
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
@@ -672,30 +794,65 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %4 = contract f64[100] -> v1
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
   // G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
@@ -716,30 +873,65 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %9 = contract f64[100] -> v3
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v4
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -759,29 +951,41 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %14 = contract f64[32] -> v5
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %46 = mul f64[32] -> v6
@@ -795,30 +999,65 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %48 = contract f64[100] -> v7
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %50 = mul f64[100] -> v8
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -830,30 +1069,65 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   }
   // %52 = contract f64[100] -> v4
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %54 = mul f64[100] -> v7
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -866,32 +1140,44 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
   // %56 = contract f64[50] -> v2
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
   // G = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -899,12 +1185,12 @@ extern "C" void node_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50 + 48], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %59 = sub f64[32] -> d.h
@@ -1057,10 +1343,18 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 18432; ++i) {
     dtheta[i] = 0.0f;
@@ -1084,30 +1378,65 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %4 = contract f64[100] -> v1
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
   // G = 1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %6 = add f64[100] -> v2
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
@@ -1128,30 +1457,65 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   }
   // %9 = contract f64[100] -> v3
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %11 = add f64[100] -> v4
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1171,29 +1535,41 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   }
   // %14 = contract f64[32] -> v5
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %17 = tanh f64[32] -> v6
@@ -1223,30 +1599,65 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   }
   // %75 = contract f64[100] -> v7
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %76 = mul f64[100] -> v8
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1258,30 +1669,65 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   }
   // %78 = contract f64[100] -> v4
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %79 = mul f64[100] -> v7
   // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1294,32 +1740,44 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
   // %81 = contract f64[50] -> v2
   // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
   // G = 1
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1327,12 +1785,12 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50 + 48], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %84 = neg f64[32] -> adj.h
@@ -1434,33 +1892,72 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %4 = contract f64[100] -> v1
     // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq.
     // 1, G = 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 50; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 50; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer0_weight[i0 + 4800], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer0_weight[i0 + 4850], v0_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer0_weight[i0 + 4900], v0_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer0_weight[i0 + 4950], v0_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %6 = add f64[100] -> v2
     // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq.
@@ -1481,33 +1978,72 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     }
     // %9 = contract f64[100] -> v3
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v3_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v3_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v3_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 + 9600], v1_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 + 9700], v1_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 + 9800], v1_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 + 9900], v1_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[96 * L + l] = acc0_v_2[l];
+      v3_2[97 * L + l] = acc1_v_2[l];
+      v3_2[98 * L + l] = acc2_v_2[l];
+      v3_2[99 * L + l] = acc3_v_2[l];
     }
     // %11 = add f64[100] -> v1
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1527,32 +2063,48 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     }
     // %14 = contract f64[32] -> v0
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %46 = mul f64[32] -> v3
@@ -1566,33 +2118,72 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     }
     // %48 = contract f64[100] -> v4
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v4_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v4_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v4_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[96 * L + l] = acc0_v_2[l];
+      v4_2[97 * L + l] = acc1_v_2[l];
+      v4_2[98 * L + l] = acc2_v_2[l];
+      v4_2[99 * L + l] = acc3_v_2[l];
     }
     // %50 = mul f64[100] -> v3
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1604,33 +2195,72 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     }
     // %52 = contract f64[100] -> v1
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
+    for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v1_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v1_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v1_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v1_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v1_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v1_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v1_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 100; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v3_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v3_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v3_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v3_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[96 * L + l] = acc0_v_2[l];
+      v1_2[97 * L + l] = acc1_v_2[l];
+      v1_2[98 * L + l] = acc2_v_2[l];
+      v1_2[99 * L + l] = acc3_v_2[l];
     }
     // %54 = mul f64[100] -> v3
     // node_walker2d_odelstm.ode:5: # first observation. Only the gate is gone: Eq. 1 with G = 1.
@@ -1643,35 +2273,51 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
     // %56 = contract f64[50] -> v0
     // node_walker2d_odelstm.ode:27: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq.
     // 1, G = 1
-    for (int64_t i0 = 0; i0 < 12; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50], v3_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 4], v3_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 5], v3_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 6], v3_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 7], v3_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 48; i0 < 50; ++i0) {
+    for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1679,12 +2325,12 @@ extern "C" void node_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double 
       for (int64_t i1 = 0; i1 < 100; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(F_layer0_weight[i0 + i1 * 50 + 48], v3_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = acc0_v_2[l];
+        v0_2[(i0 + 48) * L + l] = acc0_v_2[l];
       }
     }
     // %58 = slice f64[18] -> d.x
@@ -1722,6 +2368,10 @@ extern "C" void node_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.field.step.euler: 23 nodes
   // %126 = concat f64[50] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1737,30 +2387,65 @@ extern "C" void node_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %127 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %129 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1770,30 +2455,65 @@ extern "C" void node_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %130 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v2[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v2[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v2[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %132 = relu f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1803,29 +2523,41 @@ extern "C" void node_walker2d_odelstm_step(const void* /*ctx*/, double /*t*/, do
     }
   }
   // %133 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %139 = add f64[32] -> h
@@ -1880,6 +2612,10 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.field.step.euler.vjp: 40 nodes
   // %126 = concat f64[50] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
@@ -1895,30 +2631,65 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %127 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %128 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1935,30 +2706,65 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %130 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %131 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -1975,29 +2781,41 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %133 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %145 = mul f64[32] -> v6
@@ -2009,30 +2827,65 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %147 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %149 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2042,30 +2895,65 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %151 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %153 = mul f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2075,32 +2963,44 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %155 = contract f64[50] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2108,12 +3008,12 @@ extern "C" void node_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50 + 48], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %158 = add f64[32] -> d.h
@@ -2252,6 +3152,10 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 18432; ++i) {
     dtheta[i] = 0.0f;
@@ -2271,30 +3175,65 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %127 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 200], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 250], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 300], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 400 + i1 + 350], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 + 4800], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 + 4850], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 + 4900], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 + 4950], v0[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[96 * L + l] = acc0_v[l];
+    v1[97 * L + l] = acc1_v[l];
+    v1[98 * L + l] = acc2_v[l];
+    v1[99 * L + l] = acc3_v[l];
   }
   // %128 = add f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2311,30 +3250,65 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %130 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 400], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 500], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 600], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 800 + i1 + 700], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 + 9600], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 + 9700], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 + 9800], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 + 9900], v1[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[96 * L + l] = acc0_v[l];
+    v3[97 * L + l] = acc1_v[l];
+    v3[98 * L + l] = acc2_v[l];
+    v3[99 * L + l] = acc3_v[l];
   }
   // %131 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2351,29 +3325,41 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %133 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 400], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 500], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 600], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 800 + i1 + 700], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %135 = tanh f64[32] -> v6
@@ -2398,30 +3384,65 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %174 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer2_weight[i0 * 8 + i1 * 100 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer2_weight[i0 * 100 + 96], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer2_weight[i0 * 100 + 97], v5[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer2_weight[i0 * 100 + 98], v5[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer2_weight[i0 * 100 + 99], v5[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[96 * L + l] = acc0_v[l];
+    v7[97 * L + l] = acc1_v[l];
+    v7[98 * L + l] = acc2_v[l];
+    v7[99 * L + l] = acc3_v[l];
   }
   // %175 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2431,30 +3452,65 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %176 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer1_weight[i0 * 8 + i1 * 100 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer1_weight[i0 * 100 + 96], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer1_weight[i0 * 100 + 97], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer1_weight[i0 * 100 + 98], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer1_weight[i0 * 100 + 99], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[96 * L + l] = acc0_v[l];
+    v4[97 * L + l] = acc1_v[l];
+    v4[98 * L + l] = acc2_v[l];
+    v4[99 * L + l] = acc3_v[l];
   }
   // %177 = mul f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
@@ -2464,32 +3520,44 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %178 = contract f64[50] -> v2
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(F_layer0_weight[i0 * 8 + i1 * 50 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -2497,12 +3565,12 @@ extern "C" void node_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50 + 48], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
+      v2[(i0 + 48) * L + l] = acc0_v[l];
     }
   }
   // %193 = sub f64[32] -> a.h
@@ -2618,32 +3686,48 @@ extern "C" void node_walker2d_odelstm_output(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.observation_outputs: 5 nodes
   // %36 = contract f64[17] -> v0
   // node_walker2d_odelstm.ode:29: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 128 + i1], h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 128 + i1 + 32], h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 128 + i1 + 64], h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 128 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 256 + i1], h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 256 + i1 + 32], h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 256 + i1 + 64], h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 256 + i1 + 96], h[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 256 + i1 + 128], h[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 256 + i1 + 160], h[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 256 + i1 + 192], h[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 256 + i1 + 224], h[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2691,32 +3775,48 @@ extern "C" void node_walker2d_odelstm_output_vjp(const void* /*ctx*/, double /*t
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // node_walker2d_odelstm.observation_outputs.vjp: 5 nodes
   // %110 = contract f64[32] -> d.h
   // node_walker2d_odelstm.ode:29: output pred = out(h) per observation
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_h[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_h[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_h[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_h[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_h[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_h[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_h[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_h[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_h[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_h[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_h[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %109 = contract f64[17,32] -> d.out.weight

@@ -328,32 +328,48 @@ extern "C" void nrde_depth2_init_state(const void* /*ctx*/, const void* theta_pt
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.init: 5 nodes
   // %29 = contract f64[32] -> v0
   // nrde_depth2.ode:35: state z : [hidden] = zeta(x(t0))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 20 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 5], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 10], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 15], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_weight[i0 * 40 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 5], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 10], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 15], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 20], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 25], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 30], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 35], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %30 = add f64[32] -> z
@@ -477,32 +493,48 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.field: 23 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -515,29 +547,41 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %7 = contract f64[64] -> v0
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -550,29 +594,41 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %12 = contract f64[64] -> v0
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v1
@@ -585,60 +641,88 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %17 = contract f64[480] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = contract f64[32] -> z
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v2[(i0 * 60 + i1) * L + l], x_2[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v2[(i0 * 120 + i1) * L + l], x_2[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v2[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v2[(i0 * 120 + i1 + 15) * L + l],
                              x_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v2[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v2[(i0 * 120 + i1 + 30) * L + l],
                              x_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v2[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v2[(i0 * 120 + i1 + 45) * L + l],
                              x_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v2[(i0 * 120 + i1 + 60) * L + l],
+                             x_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v2[(i0 * 120 + i1 + 75) * L + l],
+                             x_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v2[(i0 * 120 + i1 + 90) * L + l],
+                             x_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v2[(i0 * 120 + i1 + 105) * L + l],
+                             x_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
 }
@@ -688,32 +772,48 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.field.vjp: 42 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -734,29 +834,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -777,29 +889,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -830,29 +954,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %43 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %47 = mul f64[64] -> v6
@@ -865,29 +1001,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %49 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = mul f64[64] -> v8
@@ -900,29 +1048,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %53 = contract f64[64] -> v3
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = mul f64[64] -> v4
@@ -935,29 +1095,41 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %57 = contract f64[32] -> d.z
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %56 = contract f64[64,32] -> d.f1.layer0.weight
@@ -1067,77 +1239,126 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   if (u_bar) {
     // %17 = contract f64[480] -> v6
     // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-    for (int64_t i0 = 0; i0 < 120; ++i0) {
+    for (int64_t i0 = 0; i0 < 60; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     // %40 = contract f64[15] -> d.dx
     // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 15] + v6[(i0 * 15) * L + l], a_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(f2_bias[i0 * 15 + 1] + v6[(i0 * 15 + 1) * L + l], a_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(f2_bias[i0 * 15 + 2] + v6[(i0 * 15 + 2) * L + l], a_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(f2_bias[i0 * 15 + 3] + v6[(i0 * 15 + 3) * L + l], a_z[i0 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(f2_bias[i0 * 15 + 4] + v6[(i0 * 15 + 4) * L + l], a_z[i0 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(f2_bias[i0 * 15 + 5] + v6[(i0 * 15 + 5) * L + l], a_z[i0 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(f2_bias[i0 * 15 + 6] + v6[(i0 * 15 + 6) * L + l], a_z[i0 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(f2_bias[i0 * 15 + 7] + v6[(i0 * 15 + 7) * L + l], a_z[i0 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[5 * L + l] += acc0_v[l];
+      u_bar[6 * L + l] += acc1_v[l];
+      u_bar[7 * L + l] += acc2_v[l];
+      u_bar[8 * L + l] += acc3_v[l];
+      u_bar[9 * L + l] += acc4_v[l];
+      u_bar[10 * L + l] += acc5_v[l];
+      u_bar[11 * L + l] += acc6_v[l];
+      u_bar[12 * L + l] += acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(f2_bias[i0 * 15 + 8] + v6[(i0 * 15 + 8) * L + l], a_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(f2_bias[i0 * 15 + 9] + v6[(i0 * 15 + 9) * L + l], a_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 15 + 10] + v6[(i0 * 15 + 10) * L + l], a_z[i0 * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 15 + 11] + v6[(i0 * 15 + 11) * L + l], a_z[i0 * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[13 * L + l] += acc0_v[l];
+      u_bar[14 * L + l] += acc1_v[l];
+      u_bar[15 * L + l] += acc2_v[l];
+      u_bar[16 * L + l] += acc3_v[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15] + v6[(i0 * 4 + i1 * 15) * L + l],
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15 + 12] + v6[(i0 + i1 * 15 + 12) * L + l],
                                a_z[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 1] + v6[(i0 * 4 + i1 * 15 + 1) * L + l],
-                               a_z[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 2] + v6[(i0 * 4 + i1 * 15 + 2) * L + l],
-                               a_z[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 3] + v6[(i0 * 4 + i1 * 15 + 3) * L + l],
-                               a_z[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 5) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 6) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 7) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 8) * L + l] += acc3_v[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15] + v6[(i0 + i1 * 15) * L + l], a_z[i1 * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 5) * L + l] += acc0_v[l];
+        u_bar[(i0 + 17) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1193,10 +1414,18 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 192; i < 41824; ++i) {
     dtheta[i] = 0.0f;
@@ -1204,29 +1433,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // nrde_depth2.field.adjoint: 51 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -1247,29 +1488,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -1290,29 +1543,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -1325,60 +1590,88 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %17 = contract f64[480] -> v6
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = contract f64[32] -> z
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v6[(i0 * 60 + i1) * L + l], x_2[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v6[(i0 * 120 + i1) * L + l], x_2[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v6[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v6[(i0 * 120 + i1 + 15) * L + l],
                              x_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v6[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v6[(i0 * 120 + i1 + 30) * L + l],
                              x_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v6[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v6[(i0 * 120 + i1 + 45) * L + l],
                              x_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v6[(i0 * 120 + i1 + 60) * L + l],
+                             x_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v6[(i0 * 120 + i1 + 75) * L + l],
+                             x_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v6[(i0 * 120 + i1 + 90) * L + l],
+                             x_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v6[(i0 * 120 + i1 + 105) * L + l],
+                             x_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %71 = contract f64[32,15] -> v6
@@ -1401,29 +1694,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %74 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %75 = mul f64[64] -> v6
@@ -1436,29 +1741,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %77 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %78 = mul f64[64] -> v8
@@ -1471,29 +1788,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %80 = contract f64[64] -> v3
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %81 = mul f64[64] -> v4
@@ -1506,29 +1835,41 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %83 = contract f64[32] -> v1
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %84 = neg f64[32] -> adj.z
@@ -1638,32 +1979,48 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   if (u_bar) {
     // %2 = contract f64[64] -> v0
     // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %5 = relu f64[64] -> v1
@@ -1676,32 +2033,48 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %7 = contract f64[64] -> v0
     // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %10 = relu f64[64] -> v1
@@ -1714,32 +2087,48 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %12 = contract f64[64] -> v0
     // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %15 = tanh f64[64] -> v1
@@ -1752,80 +2141,127 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %17 = contract f64[480] -> v2
     // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-    for (int64_t i0 = 0; i0 < 120; ++i0) {
+    for (int64_t i0 = 0; i0 < 60; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(f2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %40 = contract f64[15] -> d.dx
     // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+      acc4_v_2[l] = 0.0f;
+      acc5_v_2[l] = 0.0f;
+      acc6_v_2[l] = 0.0f;
+      acc7_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] =
+            std::fma(f2_bias[i0 * 15] + v2_2[(i0 * 15) * L + l], a_z[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(f2_bias[i0 * 15 + 1] + v2_2[(i0 * 15 + 1) * L + l], a_z[i0 * L + l],
+                               acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(f2_bias[i0 * 15 + 2] + v2_2[(i0 * 15 + 2) * L + l], a_z[i0 * L + l],
+                               acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(f2_bias[i0 * 15 + 3] + v2_2[(i0 * 15 + 3) * L + l], a_z[i0 * L + l],
+                               acc3_v_2[l]);
+        acc4_v_2[l] = std::fma(f2_bias[i0 * 15 + 4] + v2_2[(i0 * 15 + 4) * L + l], a_z[i0 * L + l],
+                               acc4_v_2[l]);
+        acc5_v_2[l] = std::fma(f2_bias[i0 * 15 + 5] + v2_2[(i0 * 15 + 5) * L + l], a_z[i0 * L + l],
+                               acc5_v_2[l]);
+        acc6_v_2[l] = std::fma(f2_bias[i0 * 15 + 6] + v2_2[(i0 * 15 + 6) * L + l], a_z[i0 * L + l],
+                               acc6_v_2[l]);
+        acc7_v_2[l] = std::fma(f2_bias[i0 * 15 + 7] + v2_2[(i0 * 15 + 7) * L + l], a_z[i0 * L + l],
+                               acc7_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[5 * L + l] += acc0_v_2[l];
+      u_bar[6 * L + l] += acc1_v_2[l];
+      u_bar[7 * L + l] += acc2_v_2[l];
+      u_bar[8 * L + l] += acc3_v_2[l];
+      u_bar[9 * L + l] += acc4_v_2[l];
+      u_bar[10 * L + l] += acc5_v_2[l];
+      u_bar[11 * L + l] += acc6_v_2[l];
+      u_bar[12 * L + l] += acc7_v_2[l];
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(f2_bias[i0 * 15 + 8] + v2_2[(i0 * 15 + 8) * L + l], a_z[i0 * L + l],
+                               acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(f2_bias[i0 * 15 + 9] + v2_2[(i0 * 15 + 9) * L + l], a_z[i0 * L + l],
+                               acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(f2_bias[i0 * 15 + 10] + v2_2[(i0 * 15 + 10) * L + l],
+                               a_z[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(f2_bias[i0 * 15 + 11] + v2_2[(i0 * 15 + 11) * L + l],
+                               a_z[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[13 * L + l] += acc0_v_2[l];
+      u_bar[14 * L + l] += acc1_v_2[l];
+      u_bar[15 * L + l] += acc2_v_2[l];
+      u_bar[16 * L + l] += acc3_v_2[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_bias[i0 * 4 + i1 * 15] + v2_2[(i0 * 4 + i1 * 15) * L + l],
-                                 a_z[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 15 + 1] + v2_2[(i0 * 4 + i1 * 15 + 1) * L + l],
-                       a_z[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 15 + 2] + v2_2[(i0 * 4 + i1 * 15 + 2) * L + l],
-                       a_z[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 15 + 3] + v2_2[(i0 * 4 + i1 * 15 + 3) * L + l],
-                       a_z[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 5) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 6) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 7) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 8) * L + l] += acc3_v_2[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_bias[i0 + i1 * 15] + v2_2[(i0 + i1 * 15) * L + l],
+          acc0_v_2[l] = std::fma(f2_bias[i0 + i1 * 15 + 12] + v2_2[(i0 + i1 * 15 + 12) * L + l],
                                  a_z[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 5) * L + l] += acc0_v_2[l];
+        u_bar[(i0 + 17) * L + l] += acc0_v_2[l];
       }
     }
   }
@@ -1859,32 +2295,48 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.field.step.rk4: 85 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -1897,29 +2349,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %7 = contract f64[64] -> v0
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -1932,29 +2396,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %12 = contract f64[64] -> v0
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v1
@@ -1967,59 +2443,87 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %17 = contract f64[480] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %133 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v2[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v2[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 5) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v2[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v2[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v2[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v2[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 5) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v2[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v2[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v2[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v2[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v2[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v2[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %311 = add f64[32] -> v1
@@ -2030,29 +2534,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %327 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %329 = relu f64[64] -> v1
@@ -2063,29 +2579,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %330 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %332 = relu f64[64] -> v1
@@ -2096,29 +2624,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %333 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %335 = tanh f64[64] -> v1
@@ -2129,59 +2669,87 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %336 = contract f64[480] -> v2
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %339 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v2[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v2[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v2[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v2[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v2[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v2[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v2[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v2[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v2[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v2[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v2[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v2[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %341 = add f64[32] -> v2
@@ -2192,29 +2760,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %342 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %344 = relu f64[64] -> v2
@@ -2225,29 +2805,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %345 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %347 = relu f64[64] -> v2
@@ -2258,29 +2850,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %348 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %350 = tanh f64[64] -> v2
@@ -2291,59 +2895,87 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %351 = contract f64[480] -> v4
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %354 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v4[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v4[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v4[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v4[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v4[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v4[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v4[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v4[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v4[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v4[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v4[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v4[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %356 = add f64[32] -> v2
@@ -2354,29 +2986,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %357 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %359 = relu f64[64] -> v2
@@ -2387,29 +3031,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %360 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %362 = relu f64[64] -> v2
@@ -2420,29 +3076,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %363 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %365 = tanh f64[64] -> v2
@@ -2453,29 +3121,41 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %366 = contract f64[480] -> v4
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %320 = mul f64[15] -> v2
@@ -2486,33 +3166,49 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %369 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(f2_bias[i0 * 60 + i1] + v4[(i0 * 60 + i1) * L + l], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v4[(i0 * 60 + i1 + 15) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v4[(i0 * 120 + i1) * L + l], v2[i1 * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v4[(i0 * 120 + i1 + 15) * L + l],
                              v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v4[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v4[(i0 * 120 + i1 + 30) * L + l],
                              v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v4[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v4[(i0 * 120 + i1 + 45) * L + l],
                              v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v4[(i0 * 120 + i1 + 60) * L + l],
+                             v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v4[(i0 * 120 + i1 + 75) * L + l],
+                             v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v4[(i0 * 120 + i1 + 90) * L + l],
+                             v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v4[(i0 * 120 + i1 + 105) * L + l],
+                             v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %388 = add f64[32] -> z
@@ -2605,32 +3301,48 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.field.step.rk4.vjp: 188 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -2651,29 +3363,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -2694,29 +3418,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -2729,29 +3465,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %17 = contract f64[480] -> v6
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = reshape f64[32,15] -> v7
@@ -2763,32 +3511,48 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %394 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 60 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 120 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 120 + i1 + 15) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 120 + i1 + 30) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 120 + i1 + 45) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 120 + i1 + 60) * L + l], u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 120 + i1 + 75) * L + l], u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 120 + i1 + 90) * L + l], u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 120 + i1 + 105) * L + l], u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.5f);
     }
   }
   // %395 = add f64[32] -> v6
@@ -2799,29 +3563,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %466 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %467 = add f64[64] -> v8
@@ -2839,29 +3615,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %470 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %471 = add f64[64] -> v10
@@ -2879,29 +3667,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %474 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %476 = tanh f64[64] -> v12
@@ -2912,29 +3712,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %477 = contract f64[480] -> v13
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %479 = reshape f64[32,15] -> v14
@@ -2945,32 +3757,48 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %480 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 60 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 120 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 120 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 120 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 120 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 120 + i1 + 60) * L + l], u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 120 + i1 + 75) * L + l], u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 120 + i1 + 90) * L + l], u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 120 + i1 + 105) * L + l], u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.5f);
     }
   }
   // %481 = add f64[32] -> v13
@@ -2981,29 +3809,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %482 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %483 = add f64[64] -> v15
@@ -3021,29 +3861,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %486 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %487 = add f64[64] -> v17
@@ -3061,29 +3913,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %489 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %491 = tanh f64[64] -> v19
@@ -3094,29 +3958,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %494 = contract f64[480] -> v20
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %496 = reshape f64[32,15] -> v21
@@ -3127,32 +4003,48 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %497 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 60 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 120 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 120 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 120 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 120 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 120 + i1 + 60) * L + l], u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 120 + i1 + 75) * L + l], u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 120 + i1 + 90) * L + l], u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 120 + i1 + 105) * L + l], u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l] * T(h);
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
+      v18[(i0 * 8) * L + l] = acc0_v[l] * T(h);
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l] * T(h);
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l] * T(h);
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l] * T(h);
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l] * T(h);
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l] * T(h);
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l] * T(h);
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l] * T(h);
     }
   }
   // %498 = add f64[32] -> v20
@@ -3163,29 +4055,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %499 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %500 = add f64[64] -> v22
@@ -3203,29 +4107,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %502 = contract f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %503 = add f64[64] -> v24
@@ -3243,29 +4159,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %505 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %507 = tanh f64[64] -> v26
@@ -3293,29 +4221,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %512 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v28[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v28[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v28[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v28[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %513 = mul f64[64] -> v27
@@ -3326,29 +4266,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %514 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %516 = mul f64[64] -> v29
@@ -3359,29 +4311,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %517 = contract f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %519 = mul f64[64] -> v25
@@ -3392,29 +4356,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %520 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %522 = add f64[32] -> v24
@@ -3441,29 +4417,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %525 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %526 = mul f64[64] -> v32
@@ -3474,29 +4462,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %527 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %529 = mul f64[64] -> v33
@@ -3507,29 +4507,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %530 = contract f64[64] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %531 = mul f64[64] -> v30
@@ -3540,29 +4552,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %532 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %534 = add f64[32] -> v17
@@ -3590,29 +4614,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %537 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %540 = mul f64[64] -> v36
@@ -3623,29 +4659,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %541 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %542 = mul f64[64] -> v37
@@ -3656,29 +4704,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %543 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %544 = mul f64[64] -> v34
@@ -3689,29 +4749,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %545 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %547 = add f64[32] -> v10
@@ -3739,29 +4811,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %550 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %551 = mul f64[64] -> v40
@@ -3772,29 +4856,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %552 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %553 = mul f64[64] -> v41
@@ -3805,29 +4901,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %554 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %555 = mul f64[64] -> v38
@@ -3838,29 +4946,41 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %556 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v38[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %560 = add f64[32] -> d.z
@@ -3978,129 +5098,219 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   if (u_stages_bar) {
     // %601 = contract f64[15] -> d.dx@0
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 15) * L + l], v10[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 15 + 1) * L + l], v10[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 15 + 2) * L + l], v10[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 15 + 3) * L + l], v10[i0 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 15 + 4) * L + l], v10[i0 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v7[(i0 * 15 + 5) * L + l], v10[i0 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v7[(i0 * 15 + 6) * L + l], v10[i0 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v7[(i0 * 15 + 7) * L + l], v10[i0 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[5 * L + l] += acc0_v[l];
+      u_stages_bar[6 * L + l] += acc1_v[l];
+      u_stages_bar[7 * L + l] += acc2_v[l];
+      u_stages_bar[8 * L + l] += acc3_v[l];
+      u_stages_bar[9 * L + l] += acc4_v[l];
+      u_stages_bar[10 * L + l] += acc5_v[l];
+      u_stages_bar[11 * L + l] += acc6_v[l];
+      u_stages_bar[12 * L + l] += acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 15 + 8) * L + l], v10[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 15 + 9) * L + l], v10[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 15 + 10) * L + l], v10[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 15 + 11) * L + l], v10[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[13 * L + l] += acc0_v[l];
+      u_stages_bar[14 * L + l] += acc1_v[l];
+      u_stages_bar[15 * L + l] += acc2_v[l];
+      u_stages_bar[16 * L + l] += acc3_v[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 15) * L + l], v10[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 1) * L + l], v10[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 2) * L + l], v10[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 3) * L + l], v10[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 + i1 * 15 + 12) * L + l], v10[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 5) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 6) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 7) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 8) * L + l] += acc3_v[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 + i1 * 15) * L + l], v10[i1 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 5) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 17) * L + l] += acc0_v[l];
       }
     }
     // %603 = contract f64[15] -> v0
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 15) * L + l], v24[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v21[(i0 * 15 + 1) * L + l], v24[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v21[(i0 * 15 + 2) * L + l], v24[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v21[(i0 * 15 + 3) * L + l], v24[i0 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v21[(i0 * 15 + 4) * L + l], v24[i0 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v21[(i0 * 15 + 5) * L + l], v24[i0 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v21[(i0 * 15 + 6) * L + l], v24[i0 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v21[(i0 * 15 + 7) * L + l], v24[i0 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[l] = acc0_v[l];
+      v0[1 * L + l] = acc1_v[l];
+      v0[2 * L + l] = acc2_v[l];
+      v0[3 * L + l] = acc3_v[l];
+      v0[4 * L + l] = acc4_v[l];
+      v0[5 * L + l] = acc5_v[l];
+      v0[6 * L + l] = acc6_v[l];
+      v0[7 * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 15 + 8) * L + l], v24[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v21[(i0 * 15 + 9) * L + l], v24[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v21[(i0 * 15 + 10) * L + l], v24[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v21[(i0 * 15 + 11) * L + l], v24[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[8 * L + l] = acc0_v[l];
+      v0[9 * L + l] = acc1_v[l];
+      v0[10 * L + l] = acc2_v[l];
+      v0[11 * L + l] = acc3_v[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 4 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 1) * L + l], v24[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 2) * L + l], v24[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 3) * L + l], v24[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 + i1 * 15 + 12) * L + l], v24[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = acc0_v[l];
+        v0[(i0 + 12) * L + l] = acc0_v[l];
       }
     }
     // %602 = contract f64[15] -> v1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 15) * L + l], v17[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v14[(i0 * 15 + 1) * L + l], v17[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v14[(i0 * 15 + 2) * L + l], v17[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v14[(i0 * 15 + 3) * L + l], v17[i0 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v14[(i0 * 15 + 4) * L + l], v17[i0 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v14[(i0 * 15 + 5) * L + l], v17[i0 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v14[(i0 * 15 + 6) * L + l], v17[i0 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v14[(i0 * 15 + 7) * L + l], v17[i0 * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[l] = acc0_v[l];
+      v1[1 * L + l] = acc1_v[l];
+      v1[2 * L + l] = acc2_v[l];
+      v1[3 * L + l] = acc3_v[l];
+      v1[4 * L + l] = acc4_v[l];
+      v1[5 * L + l] = acc5_v[l];
+      v1[6 * L + l] = acc6_v[l];
+      v1[7 * L + l] = acc7_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 15 + 8) * L + l], v17[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v14[(i0 * 15 + 9) * L + l], v17[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v14[(i0 * 15 + 10) * L + l], v17[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v14[(i0 * 15 + 11) * L + l], v17[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[8 * L + l] = acc0_v[l];
+      v1[9 * L + l] = acc1_v[l];
+      v1[10 * L + l] = acc2_v[l];
+      v1[11 * L + l] = acc3_v[l];
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 4 + i1 * 15) * L + l], v17[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 1) * L + l], v17[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 2) * L + l], v17[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 3) * L + l], v17[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v14[(i0 + i1 * 15 + 12) * L + l], v17[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 + i1 * 15) * L + l], v17[i1 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = acc0_v[l];
+        v1[(i0 + 12) * L + l] = acc0_v[l];
       }
     }
     // %604 = add f64[15] -> d.dx@1
@@ -4111,76 +5321,126 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
     // %605 = contract f64[480] -> v6
-    for (int64_t i0 = 0; i0 < 120; ++i0) {
+    for (int64_t i0 = 0; i0 < 60; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v26[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v26[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     // %608 = contract f64[15] -> d.dx@2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(f2_bias[i0 * 15] + v6[(i0 * 15) * L + l], z1_bar_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 15 + 1] + v6[(i0 * 15 + 1) * L + l], z1_bar_z[i0 * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 15 + 2] + v6[(i0 * 15 + 2) * L + l], z1_bar_z[i0 * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 15 + 3] + v6[(i0 * 15 + 3) * L + l], z1_bar_z[i0 * L + l],
+                             acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 15 + 4] + v6[(i0 * 15 + 4) * L + l], z1_bar_z[i0 * L + l],
+                             acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 15 + 5] + v6[(i0 * 15 + 5) * L + l], z1_bar_z[i0 * L + l],
+                             acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 15 + 6] + v6[(i0 * 15 + 6) * L + l], z1_bar_z[i0 * L + l],
+                             acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 15 + 7] + v6[(i0 * 15 + 7) * L + l], z1_bar_z[i0 * L + l],
+                             acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[65 * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[66 * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[67 * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[68 * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[69 * L + l] += acc4_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[70 * L + l] += acc5_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[71 * L + l] += acc6_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[72 * L + l] += acc7_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 15 + 8] + v6[(i0 * 15 + 8) * L + l], z1_bar_z[i0 * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 15 + 9] + v6[(i0 * 15 + 9) * L + l], z1_bar_z[i0 * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 15 + 10] + v6[(i0 * 15 + 10) * L + l],
+                             z1_bar_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 15 + 11] + v6[(i0 * 15 + 11) * L + l],
+                             z1_bar_z[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[73 * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[74 * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[75 * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[76 * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+    }
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15] + v6[(i0 * 4 + i1 * 15) * L + l],
-                               z1_bar_z[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 1] + v6[(i0 * 4 + i1 * 15 + 1) * L + l],
-                               z1_bar_z[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 2] + v6[(i0 * 4 + i1 * 15 + 2) * L + l],
-                               z1_bar_z[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 3] + v6[(i0 * 4 + i1 * 15 + 3) * L + l],
-                               z1_bar_z[i1 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 65) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 66) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 67) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 68) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15] + v6[(i0 + i1 * 15) * L + l],
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15 + 12] + v6[(i0 + i1 * 15 + 12) * L + l],
                                z1_bar_z[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 65) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 + 77) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4261,6 +5521,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 192; i < 41824; ++i) {
     dtheta[i] = 0.0f;
@@ -4268,29 +5532,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   // nrde_depth2.field.adjoint.step.rk4: 249 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -4311,29 +5587,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -4354,29 +5642,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -4389,59 +5689,87 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %17 = contract f64[480] -> v6
   // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %133 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v6[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v6[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 5) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v6[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v6[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v6[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v6[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 5) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v6[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v6[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v6[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v6[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v6[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v6[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %311 = add f64[32] -> v6
@@ -4452,29 +5780,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %327 = contract f64[64] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %328 = add f64[64] -> v8
@@ -4492,29 +5832,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %330 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %331 = add f64[64] -> v10
@@ -4532,29 +5884,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %333 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %335 = tanh f64[64] -> v12
@@ -4565,59 +5929,87 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %336 = contract f64[480] -> v13
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %339 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v13[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v13[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v13[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v13[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v13[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v13[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v13[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v13[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v13[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v13[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v13[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v13[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %341 = add f64[32] -> v13
@@ -4628,29 +6020,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %342 = contract f64[64] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %343 = add f64[64] -> v15
@@ -4668,29 +6072,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %345 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %346 = add f64[64] -> v17
@@ -4708,29 +6124,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %348 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %350 = tanh f64[64] -> v19
@@ -4741,59 +6169,87 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %351 = contract f64[480] -> v20
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %354 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v20[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v20[(i0 * 120 + i1) * L + l],
                              u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v20[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v20[(i0 * 120 + i1 + 15) * L + l],
                              u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v20[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v20[(i0 * 120 + i1 + 30) * L + l],
                              u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v20[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v20[(i0 * 120 + i1 + 45) * L + l],
                              u_stages[(i1 + 25) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v20[(i0 * 120 + i1 + 60) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v20[(i0 * 120 + i1 + 75) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v20[(i0 * 120 + i1 + 90) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v20[(i0 * 120 + i1 + 105) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %356 = add f64[32] -> v20
@@ -4804,29 +6260,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %357 = contract f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %358 = add f64[64] -> v22
@@ -4844,29 +6312,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %360 = contract f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %361 = add f64[64] -> v24
@@ -4884,29 +6364,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %363 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %365 = tanh f64[64] -> v26
@@ -4917,29 +6409,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %366 = contract f64[480] -> v27
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  for (int64_t i0 = 0; i0 < 60; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %320 = mul f64[15] -> v25
@@ -4950,33 +6454,49 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %369 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v27[(i0 * 60 + i1) * L + l], v25[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 120 + i1] + v27[(i0 * 120 + i1) * L + l], v25[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v27[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 15] + v27[(i0 * 120 + i1 + 15) * L + l],
                              v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v27[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 30] + v27[(i0 * 120 + i1 + 30) * L + l],
                              v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v27[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 45] + v27[(i0 * 120 + i1 + 45) * L + l],
                              v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 60] + v27[(i0 * 120 + i1 + 60) * L + l],
+                             v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 75] + v27[(i0 * 120 + i1 + 75) * L + l],
+                             v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 90] + v27[(i0 * 120 + i1 + 90) * L + l],
+                             v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 120 + i1 + 105] + v27[(i0 * 120 + i1 + 105) * L + l],
+                             v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %388 = add f64[32] -> z
@@ -5006,29 +6526,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %654 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %655 = mul f64[64] -> v11
@@ -5039,29 +6571,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %656 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %657 = mul f64[64] -> v18
@@ -5072,29 +6616,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %658 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %659 = mul f64[64] -> v4
@@ -5105,29 +6661,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %660 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %904 = sub f64[32] -> v1
@@ -5154,29 +6722,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1072 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1073 = mul f64[64] -> v3
@@ -5187,29 +6767,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1074 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1076 = mul f64[64] -> v25
@@ -5220,29 +6812,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1077 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1078 = mul f64[64] -> v10
@@ -5253,29 +6857,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1079 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1084 = sub f64[32] -> v8
@@ -5302,29 +6918,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1087 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1090 = mul f64[64] -> v27
@@ -5335,29 +6963,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1091 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1093 = mul f64[64] -> v32
@@ -5368,29 +7008,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1094 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1095 = mul f64[64] -> v17
@@ -5401,29 +7053,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1096 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1102 = sub f64[32] -> v15
@@ -5450,29 +7114,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1105 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1106 = mul f64[64] -> v33
@@ -5483,29 +7159,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1107 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1109 = mul f64[64] -> v35
@@ -5516,29 +7204,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1110 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1112 = mul f64[64] -> v24
@@ -5556,29 +7256,41 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1114 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1235 = add f64[32] -> a.z
@@ -5808,32 +7520,48 @@ extern "C" void nrde_depth2_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth2.final_outputs.vjp: 5 nodes
   // %113 = contract f64[32] -> d.z
   // nrde_depth2.ode:39: output logits = out(z(T))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %112 = contract f64[3,32] -> d.out.weight

@@ -328,32 +328,48 @@ extern "C" void nrde_depth3_init_state(const void* /*ctx*/, const void* theta_pt
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.init: 5 nodes
   // %29 = contract f64[32] -> v0
   // nrde_depth3.ode:32: state z : [hidden] = zeta(x(t0))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 20 + i1], u0_x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 5], u0_x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 10], u0_x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 15], u0_x[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_weight[i0 * 40 + i1], u0_x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 5], u0_x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 10], u0_x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 15], u0_x[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 20], u0_x[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 25], u0_x[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 30], u0_x[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(zeta_weight[i0 * 40 + i1 + 35], u0_x[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %30 = add f64[32] -> z
@@ -477,32 +493,48 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.field: 23 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -515,29 +547,41 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %7 = contract f64[64] -> v0
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -550,29 +594,41 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %12 = contract f64[64] -> v0
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v1
@@ -585,60 +641,88 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   }
   // %17 = contract f64[1760] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = contract f64[32] -> z
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v2[(i0 * 220 + i1) * L + l], x_2[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v2[(i0 * 440 + i1) * L + l], x_2[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v2[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v2[(i0 * 440 + i1 + 55) * L + l],
                              x_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v2[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v2[(i0 * 440 + i1 + 110) * L + l],
                              x_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v2[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v2[(i0 * 440 + i1 + 165) * L + l],
                              x_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v2[(i0 * 440 + i1 + 220) * L + l],
+                             x_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v2[(i0 * 440 + i1 + 275) * L + l],
+                             x_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v2[(i0 * 440 + i1 + 330) * L + l],
+                             x_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v2[(i0 * 440 + i1 + 385) * L + l],
+                             x_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
 }
@@ -688,32 +772,48 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.field.vjp: 42 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -734,29 +834,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -777,29 +889,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -830,29 +954,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %43 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %47 = mul f64[64] -> v6
@@ -865,29 +1001,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %49 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %51 = mul f64[64] -> v8
@@ -900,29 +1048,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %53 = contract f64[64] -> v3
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %55 = mul f64[64] -> v4
@@ -935,29 +1095,41 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   // %57 = contract f64[32] -> d.z
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %56 = contract f64[64,32] -> d.f1.layer0.weight
@@ -1067,63 +1239,118 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   if (u_bar) {
     // %17 = contract f64[1760] -> v6
     // nrde_depth3.ode:5: #
-    for (int64_t i0 = 0; i0 < 440; ++i0) {
+    for (int64_t i0 = 0; i0 < 220; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     // %40 = contract f64[55] -> d.dx
     // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55] + v6[(i0 * 4 + i1 * 55) * L + l],
+          acc0_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55] + v6[(i0 * 8 + i1 * 55) * L + l],
                                a_z[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 1] + v6[(i0 * 4 + i1 * 55 + 1) * L + l],
+          acc1_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 1] + v6[(i0 * 8 + i1 * 55 + 1) * L + l],
                                a_z[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 2] + v6[(i0 * 4 + i1 * 55 + 2) * L + l],
+          acc2_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 2] + v6[(i0 * 8 + i1 * 55 + 2) * L + l],
                                a_z[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 3] + v6[(i0 * 4 + i1 * 55 + 3) * L + l],
+          acc3_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 3] + v6[(i0 * 8 + i1 * 55 + 3) * L + l],
                                a_z[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 4] + v6[(i0 * 8 + i1 * 55 + 4) * L + l],
+                               a_z[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 5] + v6[(i0 * 8 + i1 * 55 + 5) * L + l],
+                               a_z[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 6] + v6[(i0 * 8 + i1 * 55 + 6) * L + l],
+                               a_z[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 7] + v6[(i0 * 8 + i1 * 55 + 7) * L + l],
+                               a_z[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 5) * L + l] += acc0_v[l];
-        u_bar[(i0 * 4 + 6) * L + l] += acc1_v[l];
-        u_bar[(i0 * 4 + 7) * L + l] += acc2_v[l];
-        u_bar[(i0 * 4 + 8) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc0_v[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc1_v[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc2_v[l];
+        u_bar[(i0 * 8 + 8) * L + l] += acc3_v[l];
+        u_bar[(i0 * 8 + 9) * L + l] += acc4_v[l];
+        u_bar[(i0 * 8 + 10) * L + l] += acc5_v[l];
+        u_bar[(i0 * 8 + 11) * L + l] += acc6_v[l];
+        u_bar[(i0 * 8 + 12) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 55 + 48] + v6[(i0 * 55 + 48) * L + l], a_z[i0 * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 55 + 49] + v6[(i0 * 55 + 49) * L + l], a_z[i0 * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 55 + 50] + v6[(i0 * 55 + 50) * L + l], a_z[i0 * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 55 + 51] + v6[(i0 * 55 + 51) * L + l], a_z[i0 * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[53 * L + l] += acc0_v[l];
+      u_bar[54 * L + l] += acc1_v[l];
+      u_bar[55 * L + l] += acc2_v[l];
+      u_bar[56 * L + l] += acc3_v[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -1131,13 +1358,13 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55] + v6[(i0 + i1 * 55) * L + l], a_z[i1 * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55 + 52] + v6[(i0 + i1 * 55 + 52) * L + l],
+                               a_z[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 5) * L + l] += acc0_v[l];
+        u_bar[(i0 + 57) * L + l] += acc0_v[l];
       }
     }
   }
@@ -1193,10 +1420,18 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 192; i < 125024; ++i) {
     dtheta[i] = 0.0f;
@@ -1204,29 +1439,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // nrde_depth3.field.adjoint: 51 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -1247,29 +1494,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -1290,29 +1549,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -1325,60 +1596,88 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %17 = contract f64[1760] -> v6
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %22 = contract f64[32] -> z
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v6[(i0 * 220 + i1) * L + l], x_2[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v6[(i0 * 440 + i1) * L + l], x_2[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v6[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v6[(i0 * 440 + i1 + 55) * L + l],
                              x_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v6[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v6[(i0 * 440 + i1 + 110) * L + l],
                              x_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v6[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v6[(i0 * 440 + i1 + 165) * L + l],
                              x_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v6[(i0 * 440 + i1 + 220) * L + l],
+                             x_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v6[(i0 * 440 + i1 + 275) * L + l],
+                             x_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v6[(i0 * 440 + i1 + 330) * L + l],
+                             x_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v6[(i0 * 440 + i1 + 385) * L + l],
+                             x_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      dz_z[(i0 * 4) * L + l] = acc0_v[l];
-      dz_z[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      dz_z[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8) * L + l] = acc0_v[l];
+      dz_z[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      dz_z[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      dz_z[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      dz_z[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      dz_z[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      dz_z[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      dz_z[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %72 = contract f64[32,55] -> v6
@@ -1401,29 +1700,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %75 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %76 = mul f64[64] -> v6
@@ -1436,29 +1747,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %78 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %79 = mul f64[64] -> v8
@@ -1471,29 +1794,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %81 = contract f64[64] -> v3
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %82 = mul f64[64] -> v4
@@ -1506,29 +1841,41 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // %84 = contract f64[32] -> v1
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %85 = neg f64[32] -> adj.z
@@ -1638,32 +1985,48 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   if (u_bar) {
     // %2 = contract f64[64] -> v0
     // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %5 = relu f64[64] -> v1
@@ -1676,32 +2039,48 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %7 = contract f64[64] -> v0
     // nrde_depth3.ode:5: #
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %10 = relu f64[64] -> v1
@@ -1714,32 +2093,48 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %12 = contract f64[64] -> v0
     // nrde_depth3.ode:5: #
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v0_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v0_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v0_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v0_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v0_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v0_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v0_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %15 = tanh f64[64] -> v1
@@ -1752,66 +2147,125 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     // %17 = contract f64[1760] -> v2
     // nrde_depth3.ode:5: #
-    for (int64_t i0 = 0; i0 < 440; ++i0) {
+    for (int64_t i0 = 0; i0 < 220; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(f2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1_2[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1_2[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 8 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 8 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 8 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 8 + 4) * L + l] = acc4_v_2[l];
+        v2_2[(i0 * 8 + 5) * L + l] = acc5_v_2[l];
+        v2_2[(i0 * 8 + 6) * L + l] = acc6_v_2[l];
+        v2_2[(i0 * 8 + 7) * L + l] = acc7_v_2[l];
       }
     }
     // %40 = contract f64[55] -> d.dx
     // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_bias[i0 * 4 + i1 * 55] + v2_2[(i0 * 4 + i1 * 55) * L + l],
+          acc0_v_2[l] = std::fma(f2_bias[i0 * 8 + i1 * 55] + v2_2[(i0 * 8 + i1 * 55) * L + l],
                                  a_z[i1 * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 55 + 1] + v2_2[(i0 * 4 + i1 * 55 + 1) * L + l],
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 1] + v2_2[(i0 * 8 + i1 * 55 + 1) * L + l],
                        a_z[i1 * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 55 + 2] + v2_2[(i0 * 4 + i1 * 55 + 2) * L + l],
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 2] + v2_2[(i0 * 8 + i1 * 55 + 2) * L + l],
                        a_z[i1 * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(f2_bias[i0 * 4 + i1 * 55 + 3] + v2_2[(i0 * 4 + i1 * 55 + 3) * L + l],
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 3] + v2_2[(i0 * 8 + i1 * 55 + 3) * L + l],
                        a_z[i1 * L + l], acc3_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 4] + v2_2[(i0 * 8 + i1 * 55 + 4) * L + l],
+                       a_z[i1 * L + l], acc4_v_2[l]);
+          acc5_v_2[l] =
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 5] + v2_2[(i0 * 8 + i1 * 55 + 5) * L + l],
+                       a_z[i1 * L + l], acc5_v_2[l]);
+          acc6_v_2[l] =
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 6] + v2_2[(i0 * 8 + i1 * 55 + 6) * L + l],
+                       a_z[i1 * L + l], acc6_v_2[l]);
+          acc7_v_2[l] =
+              std::fma(f2_bias[i0 * 8 + i1 * 55 + 7] + v2_2[(i0 * 8 + i1 * 55 + 7) * L + l],
+                       a_z[i1 * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 * 4 + 5) * L + l] += acc0_v_2[l];
-        u_bar[(i0 * 4 + 6) * L + l] += acc1_v_2[l];
-        u_bar[(i0 * 4 + 7) * L + l] += acc2_v_2[l];
-        u_bar[(i0 * 4 + 8) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 5) * L + l] += acc0_v_2[l];
+        u_bar[(i0 * 8 + 6) * L + l] += acc1_v_2[l];
+        u_bar[(i0 * 8 + 7) * L + l] += acc2_v_2[l];
+        u_bar[(i0 * 8 + 8) * L + l] += acc3_v_2[l];
+        u_bar[(i0 * 8 + 9) * L + l] += acc4_v_2[l];
+        u_bar[(i0 * 8 + 10) * L + l] += acc5_v_2[l];
+        u_bar[(i0 * 8 + 11) * L + l] += acc6_v_2[l];
+        u_bar[(i0 * 8 + 12) * L + l] += acc7_v_2[l];
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(f2_bias[i0 * 55 + 48] + v2_2[(i0 * 55 + 48) * L + l],
+                               a_z[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(f2_bias[i0 * 55 + 49] + v2_2[(i0 * 55 + 49) * L + l],
+                               a_z[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(f2_bias[i0 * 55 + 50] + v2_2[(i0 * 55 + 50) * L + l],
+                               a_z[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(f2_bias[i0 * 55 + 51] + v2_2[(i0 * 55 + 51) * L + l],
+                               a_z[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_bar[53 * L + l] += acc0_v_2[l];
+      u_bar[54 * L + l] += acc1_v_2[l];
+      u_bar[55 * L + l] += acc2_v_2[l];
+      u_bar[56 * L + l] += acc3_v_2[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -1819,13 +2273,13 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f2_bias[i0 + i1 * 55] + v2_2[(i0 + i1 * 55) * L + l],
+          acc0_v_2[l] = std::fma(f2_bias[i0 + i1 * 55 + 52] + v2_2[(i0 + i1 * 55 + 52) * L + l],
                                  a_z[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 5) * L + l] += acc0_v_2[l];
+        u_bar[(i0 + 57) * L + l] += acc0_v_2[l];
       }
     }
   }
@@ -1858,32 +2312,48 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.field.step.rk4: 83 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = relu f64[64] -> v1
@@ -1896,29 +2366,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %7 = contract f64[64] -> v0
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = relu f64[64] -> v1
@@ -1931,29 +2413,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %12 = contract f64[64] -> v0
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v1
@@ -1966,59 +2460,87 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   }
   // %17 = contract f64[1760] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %135 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v2[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v2[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 5) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v2[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v2[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v2[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v2[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 5) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v2[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v2[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v2[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v2[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v2[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v2[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %313 = add f64[32] -> v1
@@ -2029,29 +2551,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %329 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %331 = relu f64[64] -> v1
@@ -2062,29 +2596,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %332 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %334 = relu f64[64] -> v1
@@ -2095,29 +2641,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %335 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %337 = tanh f64[64] -> v1
@@ -2128,59 +2686,87 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %338 = contract f64[1760] -> v2
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %341 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v2[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v2[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v2[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v2[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v2[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v2[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v2[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v2[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v2[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v2[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v2[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v2[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %343 = add f64[32] -> v2
@@ -2191,29 +2777,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %344 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %346 = relu f64[64] -> v2
@@ -2224,29 +2822,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %347 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %349 = relu f64[64] -> v2
@@ -2257,29 +2867,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %350 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %352 = tanh f64[64] -> v2
@@ -2290,59 +2912,87 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %353 = contract f64[1760] -> v4
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %356 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
+        acc0_v[l] = std::fma(v4[(i0 * 440 + i1) * L + l] + f2_bias[i0 * 440 + i1],
                              u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v4[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
+        acc1_v[l] = std::fma(v4[(i0 * 440 + i1 + 55) * L + l] + f2_bias[i0 * 440 + i1 + 55],
                              u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v4[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
+        acc2_v[l] = std::fma(v4[(i0 * 440 + i1 + 110) * L + l] + f2_bias[i0 * 440 + i1 + 110],
                              u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v4[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
+        acc3_v[l] = std::fma(v4[(i0 * 440 + i1 + 165) * L + l] + f2_bias[i0 * 440 + i1 + 165],
                              u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 440 + i1 + 220) * L + l] + f2_bias[i0 * 440 + i1 + 220],
+                             u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v4[(i0 * 440 + i1 + 275) * L + l] + f2_bias[i0 * 440 + i1 + 275],
+                             u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v4[(i0 * 440 + i1 + 330) * L + l] + f2_bias[i0 * 440 + i1 + 330],
+                             u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v4[(i0 * 440 + i1 + 385) * L + l] + f2_bias[i0 * 440 + i1 + 385],
+                             u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %358 = add f64[32] -> v2
@@ -2353,29 +3003,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %359 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %361 = relu f64[64] -> v2
@@ -2386,29 +3048,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %362 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %364 = relu f64[64] -> v2
@@ -2419,29 +3093,41 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %365 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %367 = tanh f64[64] -> v2
@@ -2452,59 +3138,87 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %368 = contract f64[1760] -> v4
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %371 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v4[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v4[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 185) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v4[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v4[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 185) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v4[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v4[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 185) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v4[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v4[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 185) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v4[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v4[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v4[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v4[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %398 = add f64[32] -> z
@@ -2596,32 +3310,48 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.field.step.rk4.vjp: 188 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -2642,29 +3372,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -2685,29 +3427,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -2720,29 +3474,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   // %17 = contract f64[1760] -> v6
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %20 = reshape f64[32,55] -> v7
@@ -2754,32 +3520,48 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %403 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 220 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 440 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 440 + i1 + 55) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 440 + i1 + 110) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 440 + i1 + 165) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v7[(i0 * 440 + i1 + 220) * L + l], u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 440 + i1 + 275) * L + l], u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 440 + i1 + 330) * L + l], u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 440 + i1 + 385) * L + l], u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.5f);
     }
   }
   // %404 = add f64[32] -> v6
@@ -2790,29 +3572,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %478 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %479 = add f64[64] -> v8
@@ -2830,29 +3624,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %482 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %483 = add f64[64] -> v10
@@ -2870,29 +3676,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %486 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %488 = tanh f64[64] -> v12
@@ -2903,29 +3721,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %491 = contract f64[1760] -> v13
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %493 = reshape f64[32,55] -> v14
@@ -2936,32 +3766,48 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %494 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 220 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 440 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 440 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 440 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 440 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v14[(i0 * 440 + i1 + 220) * L + l], u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 440 + i1 + 275) * L + l], u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 440 + i1 + 330) * L + l], u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 440 + i1 + 385) * L + l], u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l] * (T(h) * 0.5f);
     }
   }
   // %495 = add f64[32] -> v13
@@ -2972,29 +3818,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %496 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %497 = add f64[64] -> v15
@@ -3012,29 +3870,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %499 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %500 = add f64[64] -> v17
@@ -3052,29 +3922,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %502 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %504 = tanh f64[64] -> v19
@@ -3085,29 +3967,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %505 = contract f64[1760] -> v20
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %507 = reshape f64[32,55] -> v21
@@ -3118,32 +4012,48 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %508 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 220 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 440 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 440 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 440 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 440 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v21[(i0 * 440 + i1 + 220) * L + l], u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 440 + i1 + 275) * L + l], u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 440 + i1 + 330) * L + l], u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 440 + i1 + 385) * L + l], u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %510 = add f64[32] -> v20
@@ -3154,29 +4064,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %511 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %512 = add f64[64] -> v22
@@ -3204,29 +4126,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %515 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %516 = relu f64[64] -> v23
@@ -3237,29 +4171,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %517 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %518 = add f64[64] -> v26
@@ -3277,29 +4223,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %520 = contract f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %522 = tanh f64[64] -> v28
@@ -3317,29 +4275,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %526 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %528 = mul f64[64] -> v29
@@ -3350,29 +4320,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %529 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %530 = mul f64[64] -> v26
@@ -3383,29 +4365,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %531 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %533 = add f64[32] -> v22
@@ -3432,29 +4426,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %536 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %539 = mul f64[64] -> v32
@@ -3465,29 +4471,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %540 = contract f64[64] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %542 = mul f64[64] -> v33
@@ -3498,29 +4516,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %543 = contract f64[64] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8) * L + l] = acc0_v[l];
+      v17[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v17[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v17[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v17[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %545 = mul f64[64] -> v30
@@ -3531,29 +4561,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %546 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %548 = add f64[32] -> v17
@@ -3581,29 +4623,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %551 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %552 = mul f64[64] -> v36
@@ -3614,29 +4668,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %553 = contract f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %554 = mul f64[64] -> v37
@@ -3647,29 +4713,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %555 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %556 = mul f64[64] -> v34
@@ -3680,29 +4758,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %557 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %559 = add f64[32] -> v10
@@ -3730,29 +4820,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %562 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %563 = mul f64[64] -> v40
@@ -3763,29 +4865,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %564 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %565 = mul f64[64] -> v41
@@ -3796,29 +4910,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %566 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v41[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v41[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v41[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v41[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %567 = mul f64[64] -> v38
@@ -3829,29 +4955,41 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %568 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v38[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v38[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v38[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v38[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %572 = add f64[32] -> d.z
@@ -3969,32 +5107,67 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   }
   if (u_stages_bar) {
     // %613 = contract f64[55] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 55) * L + l], v10[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 1) * L + l], v10[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 2) * L + l], v10[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 3) * L + l], v10[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 * 8 + i1 * 55) * L + l], v10[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 1) * L + l], v10[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 2) * L + l], v10[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 3) * L + l], v10[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 4) * L + l], v10[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 5) * L + l], v10[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 6) * L + l], v10[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v7[(i0 * 8 + i1 * 55 + 7) * L + l], v10[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 5) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 6) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 7) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 8) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 5) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 8 + 6) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 8 + 7) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 8 + 8) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 8 + 9) * L + l] += acc4_v[l];
+        u_stages_bar[(i0 * 8 + 10) * L + l] += acc5_v[l];
+        u_stages_bar[(i0 * 8 + 11) * L + l] += acc6_v[l];
+        u_stages_bar[(i0 * 8 + 12) * L + l] += acc7_v[l];
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 55 + 48) * L + l], v10[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 55 + 49) * L + l], v10[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 55 + 50) * L + l], v10[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 55 + 51) * L + l], v10[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[53 * L + l] += acc0_v[l];
+      u_stages_bar[54 * L + l] += acc1_v[l];
+      u_stages_bar[55 * L + l] += acc2_v[l];
+      u_stages_bar[56 * L + l] += acc3_v[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4002,41 +5175,76 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 + i1 * 55) * L + l], v10[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 + i1 * 55 + 52) * L + l], v10[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 5) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 57) * L + l] += acc0_v[l];
       }
     }
     // %614 = contract f64[55] -> v0
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 4 + i1 * 55) * L + l], v22[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 1) * L + l], v22[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 2) * L + l], v22[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 3) * L + l], v22[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 8 + i1 * 55) * L + l], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 1) * L + l], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 2) * L + l], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 3) * L + l], v22[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 4) * L + l], v22[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 5) * L + l], v22[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 6) * L + l], v22[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v21[(i0 * 8 + i1 * 55 + 7) * L + l], v22[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 8) * L + l] = acc0_v[l];
+        v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 55 + 48) * L + l], v22[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v21[(i0 * 55 + 49) * L + l], v22[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v21[(i0 * 55 + 50) * L + l], v22[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v21[(i0 * 55 + 51) * L + l], v22[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[48 * L + l] = acc0_v[l];
+      v0[49 * L + l] = acc1_v[l];
+      v0[50 * L + l] = acc2_v[l];
+      v0[51 * L + l] = acc3_v[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4044,41 +5252,76 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 + i1 * 55) * L + l], v22[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 + i1 * 55 + 52) * L + l], v22[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = acc0_v[l];
+        v0[(i0 + 52) * L + l] = acc0_v[l];
       }
     }
     // %615 = contract f64[55] -> v1
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 4 + i1 * 55) * L + l], v17[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 1) * L + l], v17[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 2) * L + l], v17[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 3) * L + l], v17[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v14[(i0 * 8 + i1 * 55) * L + l], v17[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 1) * L + l], v17[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 2) * L + l], v17[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 3) * L + l], v17[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 4) * L + l], v17[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 5) * L + l], v17[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 6) * L + l], v17[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(v14[(i0 * 8 + i1 * 55 + 7) * L + l], v17[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 8) * L + l] = acc0_v[l];
+        v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 55 + 48) * L + l], v17[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v14[(i0 * 55 + 49) * L + l], v17[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v14[(i0 * 55 + 50) * L + l], v17[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v14[(i0 * 55 + 51) * L + l], v17[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[48 * L + l] = acc0_v[l];
+      v1[49 * L + l] = acc1_v[l];
+      v1[50 * L + l] = acc2_v[l];
+      v1[51 * L + l] = acc3_v[l];
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4086,12 +5329,12 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 + i1 * 55) * L + l], v17[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v14[(i0 + i1 * 55 + 52) * L + l], v17[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = acc0_v[l];
+        v1[(i0 + 52) * L + l] = acc0_v[l];
       }
     }
     // %616 = add f64[55] -> d.dx@1
@@ -4102,62 +5345,117 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
     // %617 = contract f64[1760] -> v6
-    for (int64_t i0 = 0; i0 < 440; ++i0) {
+    for (int64_t i0 = 0; i0 < 220; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v28[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v28[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v28[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v28[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v28[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+        v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+        v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+        v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     // %620 = contract f64[55] -> d.dx@2
-    for (int64_t i0 = 0; i0 < 13; ++i0) {
+    for (int64_t i0 = 0; i0 < 6; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55] + v6[(i0 * 4 + i1 * 55) * L + l],
+          acc0_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55] + v6[(i0 * 8 + i1 * 55) * L + l],
                                z1_bar_z[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 1] + v6[(i0 * 4 + i1 * 55 + 1) * L + l],
+          acc1_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 1] + v6[(i0 * 8 + i1 * 55 + 1) * L + l],
                                z1_bar_z[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 2] + v6[(i0 * 4 + i1 * 55 + 2) * L + l],
+          acc2_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 2] + v6[(i0 * 8 + i1 * 55 + 2) * L + l],
                                z1_bar_z[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 3] + v6[(i0 * 4 + i1 * 55 + 3) * L + l],
+          acc3_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 3] + v6[(i0 * 8 + i1 * 55 + 3) * L + l],
                                z1_bar_z[i1 * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 4] + v6[(i0 * 8 + i1 * 55 + 4) * L + l],
+                               z1_bar_z[i1 * L + l], acc4_v[l]);
+          acc5_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 5] + v6[(i0 * 8 + i1 * 55 + 5) * L + l],
+                               z1_bar_z[i1 * L + l], acc5_v[l]);
+          acc6_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 6] + v6[(i0 * 8 + i1 * 55 + 6) * L + l],
+                               z1_bar_z[i1 * L + l], acc6_v[l]);
+          acc7_v[l] = std::fma(f2_bias[i0 * 8 + i1 * 55 + 7] + v6[(i0 * 8 + i1 * 55 + 7) * L + l],
+                               z1_bar_z[i1 * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 185) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 186) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 187) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
-        u_stages_bar[(i0 * 4 + 188) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 185) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 186) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 187) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 188) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 189) * L + l] += acc4_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 190) * L + l] += acc5_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 191) * L + l] += acc6_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 8 + 192) * L + l] += acc7_v[l] * (T(h) * 0.16666667f);
       }
     }
-    for (int64_t i0 = 52; i0 < 55; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 55 + 48] + v6[(i0 * 55 + 48) * L + l],
+                             z1_bar_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 55 + 49] + v6[(i0 * 55 + 49) * L + l],
+                             z1_bar_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 55 + 50] + v6[(i0 * 55 + 50) * L + l],
+                             z1_bar_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 55 + 51] + v6[(i0 * 55 + 51) * L + l],
+                             z1_bar_z[i0 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[233 * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[234 * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[235 * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+      u_stages_bar[236 * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
+    }
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4165,13 +5463,13 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55] + v6[(i0 + i1 * 55) * L + l],
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55 + 52] + v6[(i0 + i1 * 55 + 52) * L + l],
                                z1_bar_z[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 185) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 + 237) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4252,6 +5550,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 192; i < 125024; ++i) {
     dtheta[i] = 0.0f;
@@ -4259,29 +5561,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   // nrde_depth3.field.adjoint.step.rk4: 247 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], z0_z[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], z0_z[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], z0_z[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], z0_z[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %4 = add f64[64] -> v1
@@ -4302,29 +5616,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %7 = contract f64[64] -> v2
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %9 = add f64[64] -> v3
@@ -4345,29 +5671,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %12 = contract f64[64] -> v4
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %15 = tanh f64[64] -> v5
@@ -4380,59 +5718,87 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %17 = contract f64[1760] -> v6
   // nrde_depth3.ode:5: #
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %135 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v6[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v6[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 5) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v6[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v6[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v6[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v6[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 5) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v6[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v6[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 5) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v6[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v6[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v6[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v6[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 5) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %313 = add f64[32] -> v6
@@ -4443,29 +5809,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %329 = contract f64[64] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %330 = add f64[64] -> v8
@@ -4483,29 +5861,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %332 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %333 = add f64[64] -> v10
@@ -4523,29 +5913,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %335 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %337 = tanh f64[64] -> v12
@@ -4556,59 +5958,87 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %338 = contract f64[1760] -> v13
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %341 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v13[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v13[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v13[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v13[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v13[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v13[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v13[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v13[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v13[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v13[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v13[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v13[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %343 = add f64[32] -> v13
@@ -4619,29 +6049,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %344 = contract f64[64] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8) * L + l] = acc0_v[l];
+      v14[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v14[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v14[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v14[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %345 = add f64[64] -> v15
@@ -4659,29 +6101,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %347 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %348 = add f64[64] -> v17
@@ -4699,29 +6153,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %350 = contract f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %352 = tanh f64[64] -> v19
@@ -4732,59 +6198,87 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %353 = contract f64[1760] -> v20
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %356 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
+        acc0_v[l] = std::fma(v20[(i0 * 440 + i1) * L + l] + f2_bias[i0 * 440 + i1],
                              u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v20[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
+        acc1_v[l] = std::fma(v20[(i0 * 440 + i1 + 55) * L + l] + f2_bias[i0 * 440 + i1 + 55],
                              u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v20[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
+        acc2_v[l] = std::fma(v20[(i0 * 440 + i1 + 110) * L + l] + f2_bias[i0 * 440 + i1 + 110],
                              u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v20[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
+        acc3_v[l] = std::fma(v20[(i0 * 440 + i1 + 165) * L + l] + f2_bias[i0 * 440 + i1 + 165],
                              u_stages[(i1 + 65) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(v20[(i0 * 440 + i1 + 220) * L + l] + f2_bias[i0 * 440 + i1 + 220],
+                             u_stages[(i1 + 65) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(v20[(i0 * 440 + i1 + 275) * L + l] + f2_bias[i0 * 440 + i1 + 275],
+                             u_stages[(i1 + 65) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(v20[(i0 * 440 + i1 + 330) * L + l] + f2_bias[i0 * 440 + i1 + 330],
+                             u_stages[(i1 + 65) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(v20[(i0 * 440 + i1 + 385) * L + l] + f2_bias[i0 * 440 + i1 + 385],
+                             u_stages[(i1 + 65) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8) * L + l] = acc0_v[l];
+      v18[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v18[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v18[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v18[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %358 = add f64[32] -> v20
@@ -4795,29 +6289,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %359 = contract f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 160], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 256 + i1 + 224], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8) * L + l] = acc0_v[l];
+      v21[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v21[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v21[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v21[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %360 = add f64[64] -> v22
@@ -4835,29 +6341,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %362 = contract f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 320], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 512 + i1 + 448], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %363 = add f64[64] -> v24
@@ -4875,29 +6393,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %365 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 320], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 512 + i1 + 448], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %367 = tanh f64[64] -> v26
@@ -4908,59 +6438,87 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %368 = contract f64[1760] -> v27
-  for (int64_t i0 = 0; i0 < 440; ++i0) {
+  for (int64_t i0 = 0; i0 < 220; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 320], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 512 + i1 + 448], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8) * L + l] = acc0_v[l];
+      v27[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v27[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v27[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v27[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %371 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v27[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 440 + i1] + v27[(i0 * 440 + i1) * L + l],
                              u_stages[(i1 + 185) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v27[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 55] + v27[(i0 * 440 + i1 + 55) * L + l],
                              u_stages[(i1 + 185) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v27[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 110] + v27[(i0 * 440 + i1 + 110) * L + l],
                              u_stages[(i1 + 185) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v27[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 165] + v27[(i0 * 440 + i1 + 165) * L + l],
                              u_stages[(i1 + 185) * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 220] + v27[(i0 * 440 + i1 + 220) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 275] + v27[(i0 * 440 + i1 + 275) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 330] + v27[(i0 * 440 + i1 + 330) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_bias[i0 * 440 + i1 + 385] + v27[(i0 * 440 + i1 + 385) * L + l],
+                             u_stages[(i1 + 185) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %398 = add f64[32] -> z
@@ -4989,29 +6547,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %667 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v28[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v28[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v28[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v28[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %668 = mul f64[64] -> v11
@@ -5022,29 +6592,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %669 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %670 = mul f64[64] -> v18
@@ -5055,29 +6637,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %671 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %672 = mul f64[64] -> v4
@@ -5088,29 +6682,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %673 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %917 = sub f64[32] -> v3
@@ -5137,29 +6743,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1077 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1078 = mul f64[64] -> v25
@@ -5170,29 +6788,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1079 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1080 = mul f64[64] -> v27
@@ -5203,29 +6833,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1081 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1082 = mul f64[64] -> v10
@@ -5236,29 +6878,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1083 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1088 = sub f64[32] -> v8
@@ -5285,29 +6939,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1091 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1094 = mul f64[64] -> v30
@@ -5318,29 +6984,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1095 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1096 = mul f64[64] -> v32
@@ -5351,29 +7029,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1097 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1099 = mul f64[64] -> v17
@@ -5384,29 +7074,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1100 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1105 = sub f64[32] -> v15
@@ -5433,29 +7135,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1108 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f2_weight[i0 * 8 + i1 * 64 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1111 = mul f64[64] -> v33
@@ -5466,29 +7180,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1112 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer2_weight[i0 * 8 + i1 * 64 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1114 = mul f64[64] -> v35
@@ -5499,29 +7225,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1115 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer1_weight[i0 * 8 + i1 * 64 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1116 = mul f64[64] -> v24
@@ -5539,29 +7277,41 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
   }
   // %1118 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 4], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 5], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 6], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f1_layer0_weight[i0 * 8 + i1 * 32 + 7], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1251 = add f64[32] -> a.z
@@ -5809,32 +7559,48 @@ extern "C" void nrde_depth3_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // nrde_depth3.final_outputs.vjp: 5 nodes
   // %115 = contract f64[32] -> d.z
   // nrde_depth3.ode:36: output logits = out(z(T))
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 4 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32], y_bar_logits[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 1], y_bar_logits[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 2], y_bar_logits[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 3], y_bar_logits[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 4], y_bar_logits[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 5], y_bar_logits[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 6], y_bar_logits[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(out_weight[i0 * 8 + i1 * 32 + 7], y_bar_logits[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_z[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_z[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_z[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_z[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_z[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_z[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_z[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_z[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_z[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_z[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %114 = contract f64[3,32] -> d.out.weight

@@ -365,32 +365,48 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.field: 16 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], u_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], u_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], u_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], u_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], u_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], u_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -403,29 +419,41 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
   }
   // %7 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v1
@@ -438,29 +466,41 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
   }
   // %12 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[128] -> u
@@ -513,32 +553,48 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.field.vjp: 26 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], u_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], u_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], u_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], u_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], u_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], u_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -551,56 +607,80 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
   }
   // %108 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], a_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], a_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], a_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], a_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], a_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], a_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], a_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], a_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %7 = contract f64[128] -> v2
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v3
@@ -621,29 +701,41 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
   }
   // %114 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %117 = mul f64[128] -> v4
@@ -656,29 +748,41 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
   }
   // %119 = contract f64[128] -> d.u
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_u[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_u[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_u[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_u[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_u[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_u[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_u[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_u[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_u[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_u[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_u[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_u[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %118 = contract f64[128,128] -> d.f.layer0.weight
@@ -798,6 +902,10 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 49536; ++i) {
     dtheta[i] = 0.0f;
@@ -805,29 +913,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   // ode_rfwp.field.adjoint: 38 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], u_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], u_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], u_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], u_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], u_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], u_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -840,29 +960,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // %7 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v2
@@ -875,29 +1007,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // %12 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[128] -> u
@@ -910,29 +1054,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // %140 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], a_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], a_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], a_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], a_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], a_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], a_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], a_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], a_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %141 = mul f64[128] -> v3
@@ -945,29 +1101,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // %143 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %144 = mul f64[128] -> v4
@@ -980,29 +1148,41 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // %146 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %147 = neg f64[128] -> adj.u
@@ -1128,32 +1308,48 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.field.step.dopri5: 128 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], z0_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], z0_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], z0_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], z0_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], z0_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -1166,29 +1362,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   }
   // %7 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v1
@@ -1201,29 +1409,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   }
   // %12 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[128] -> v1
@@ -1242,29 +1462,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %966 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %968 = tanh f64[128] -> v0
@@ -1275,29 +1507,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %969 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %971 = tanh f64[128] -> v0
@@ -1308,29 +1552,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %972 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %973 = add f64[128] -> v0
@@ -1349,29 +1605,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %978 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %980 = tanh f64[128] -> v2
@@ -1382,29 +1650,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %981 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %983 = tanh f64[128] -> v2
@@ -1415,29 +1695,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %984 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %985 = add f64[128] -> v2
@@ -1458,29 +1750,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %996 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %998 = tanh f64[128] -> v3
@@ -1491,29 +1795,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %999 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1001 = tanh f64[128] -> v3
@@ -1524,29 +1840,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1002 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1003 = add f64[128] -> v3
@@ -1568,29 +1896,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1008 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1010 = tanh f64[128] -> v4
@@ -1601,29 +1941,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1011 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1013 = tanh f64[128] -> v4
@@ -1634,29 +1986,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1014 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1015 = add f64[128] -> v4
@@ -1679,29 +2043,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1026 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1028 = tanh f64[128] -> v5
@@ -1712,29 +2088,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1029 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1031 = tanh f64[128] -> v5
@@ -1745,29 +2133,41 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %1032 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1043 = add f64[128] -> u
@@ -1863,32 +2263,48 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.field.step.dopri5.vjp: 263 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], z0_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], z0_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], z0_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], z0_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], z0_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -1901,29 +2317,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   }
   // %7 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v2
@@ -1936,29 +2364,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   }
   // %12 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[128] -> v3
@@ -1977,29 +2417,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %966 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %968 = tanh f64[128] -> v5
@@ -2010,29 +2462,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %969 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %971 = tanh f64[128] -> v6
@@ -2043,29 +2507,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %972 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %973 = add f64[128] -> v7
@@ -2084,29 +2560,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %978 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %980 = tanh f64[128] -> v9
@@ -2117,29 +2605,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %981 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %983 = tanh f64[128] -> v10
@@ -2150,29 +2650,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %984 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8) * L + l] = acc0_v[l];
+      v8[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v8[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v8[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v8[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %985 = add f64[128] -> v11
@@ -2193,29 +2705,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %996 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %998 = tanh f64[128] -> v13
@@ -2226,29 +2750,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %999 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1001 = tanh f64[128] -> v14
@@ -2259,29 +2795,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1002 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8) * L + l] = acc0_v[l];
+      v12[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v12[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v12[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v12[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1003 = add f64[128] -> v15
@@ -2303,29 +2851,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1008 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1010 = tanh f64[128] -> v17
@@ -2336,29 +2896,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1011 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1013 = tanh f64[128] -> v18
@@ -2369,29 +2941,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1014 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v18[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v18[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v18[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v18[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v18[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8) * L + l] = acc0_v[l];
+      v16[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v16[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v16[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v16[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1025 = add f64[128] -> v19
@@ -2407,29 +2991,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1026 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1028 = tanh f64[128] -> v7
@@ -2440,29 +3036,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1029 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1031 = tanh f64[128] -> v11
@@ -2480,29 +3088,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %758 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1376 = mul f64[128] -> v16
@@ -2513,29 +3133,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1377 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1380 = mul f64[128] -> v20
@@ -2546,29 +3178,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1381 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1384 = add f64[128] -> v21
@@ -2580,29 +3224,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1385 = contract f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v21[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v21[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v21[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v21[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1388 = mul f64[128] -> v23
@@ -2613,29 +3269,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1389 = contract f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1390 = mul f64[128] -> v24
@@ -2646,29 +3314,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1391 = contract f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8) * L + l] = acc0_v[l];
+      v22[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v22[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v22[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v22[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1401 = add f64[128] -> v25
@@ -2681,29 +3361,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1402 = contract f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1403 = mul f64[128] -> v27
@@ -2714,29 +3406,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1404 = contract f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1407 = mul f64[128] -> v28
@@ -2747,29 +3451,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1408 = contract f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v28[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v28[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v28[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v28[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8) * L + l] = acc0_v[l];
+      v26[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v26[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v26[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v26[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1425 = add f64[128] -> v29
@@ -2783,29 +3499,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1426 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1427 = mul f64[128] -> v31
@@ -2816,29 +3544,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1428 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1431 = mul f64[128] -> v32
@@ -2849,29 +3589,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1432 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v32[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v32[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v32[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v32[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8) * L + l] = acc0_v[l];
+      v30[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v30[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v30[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v30[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1434 = add f64[128] -> v33
@@ -2885,29 +3637,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1435 = contract f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1438 = mul f64[128] -> v35
@@ -2918,29 +3682,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1439 = contract f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1442 = mul f64[128] -> v36
@@ -2951,29 +3727,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1443 = contract f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8) * L + l] = acc0_v[l];
+      v34[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v34[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v34[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v34[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1447 = add f64[128] -> v37
@@ -2989,29 +3777,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1448 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1449 = mul f64[128] -> v39
@@ -3022,29 +3822,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1450 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1451 = mul f64[128] -> v40
@@ -3055,29 +3867,41 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %1452 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1458 = add f64[128] -> d.u
@@ -3226,6 +4050,10 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.field.step.dopri5.fsal: 152 nodes
   // %3260 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
@@ -3235,29 +4063,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3322 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3324 = tanh f64[128] -> v0
@@ -3268,29 +4108,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3325 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3327 = tanh f64[128] -> v0
@@ -3301,29 +4153,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3328 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3329 = add f64[128] -> v0
@@ -3342,29 +4206,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3334 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3336 = tanh f64[128] -> v1
@@ -3375,29 +4251,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3337 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3339 = tanh f64[128] -> v1
@@ -3408,29 +4296,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3340 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3341 = add f64[128] -> v1
@@ -3451,29 +4351,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3352 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3354 = tanh f64[128] -> v2
@@ -3484,29 +4396,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3355 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3357 = tanh f64[128] -> v2
@@ -3517,29 +4441,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3358 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3359 = add f64[128] -> v2
@@ -3561,29 +4497,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3364 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3366 = tanh f64[128] -> v3
@@ -3594,29 +4542,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3367 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3369 = tanh f64[128] -> v3
@@ -3627,29 +4587,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3370 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3371 = add f64[128] -> v3
@@ -3673,29 +4645,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3382 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3384 = tanh f64[128] -> v4
@@ -3706,29 +4690,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3385 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3387 = tanh f64[128] -> v4
@@ -3739,29 +4735,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3388 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3389 = add f64[128] -> v4
@@ -3798,29 +4806,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3409 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], z1_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], z1_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], z1_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], z1_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], z1_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3411 = tanh f64[128] -> v5
@@ -3831,29 +4851,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3412 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3414 = tanh f64[128] -> v5
@@ -3864,29 +4896,41 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %3415 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %3416 = add f64[128] -> v5
@@ -4028,6 +5072,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 49536; ++i) {
     dtheta[i] = 0.0f;
@@ -4039,29 +5087,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   // ode_rfwp.field.adjoint.step.dopri5: 482 nodes
   // %2 = contract f64[128] -> v0
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], z0_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], z0_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], z0_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], z0_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], z0_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %5 = tanh f64[128] -> v1
@@ -4074,29 +5134,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %7 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %10 = tanh f64[128] -> v2
@@ -4109,29 +5181,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %12 = contract f64[128] -> v0
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %14 = add f64[128] -> v3
@@ -4150,29 +5234,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %966 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %968 = tanh f64[128] -> v0
@@ -4183,29 +5279,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %969 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %971 = tanh f64[128] -> v5
@@ -4216,29 +5324,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %972 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %973 = add f64[128] -> v6
@@ -4257,29 +5377,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %978 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %980 = tanh f64[128] -> v8
@@ -4290,29 +5422,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %981 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %983 = tanh f64[128] -> v9
@@ -4323,29 +5467,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %984 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v9[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v9[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v9[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v9[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %985 = add f64[128] -> v10
@@ -4366,29 +5522,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %996 = contract f64[128] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v7[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v7[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v7[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v7[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %998 = tanh f64[128] -> v12
@@ -4399,29 +5567,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %999 = contract f64[128] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v12[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v12[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v12[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v12[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1001 = tanh f64[128] -> v13
@@ -4432,29 +5612,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1002 = contract f64[128] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8) * L + l] = acc0_v[l];
+      v11[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v11[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v11[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v11[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1003 = add f64[128] -> v14
@@ -4476,29 +5668,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1008 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1010 = tanh f64[128] -> v16
@@ -4509,29 +5713,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1011 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v16[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v16[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v16[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v16[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1013 = tanh f64[128] -> v17
@@ -4542,29 +5758,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1014 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v17[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v17[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v17[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v17[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1015 = add f64[128] -> v18
@@ -4587,29 +5815,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1026 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], v15[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], v15[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], v15[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], v15[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1028 = tanh f64[128] -> v19
@@ -4620,29 +5860,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1029 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v19[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v19[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v19[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v19[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1031 = tanh f64[128] -> v20
@@ -4653,29 +5905,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1032 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v20[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v20[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v20[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v20[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1033 = add f64[128] -> v21
@@ -4706,29 +5970,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %140 = contract f64[128] -> v6
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], a0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], a0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], a0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], a0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %141 = mul f64[128] -> v22
@@ -4741,29 +6017,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %143 = contract f64[128] -> v6
   // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v22[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v22[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v22[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v22[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %144 = mul f64[128] -> v23
@@ -4776,29 +6064,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   }
   // %146 = contract f64[128] -> v6
   // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v23[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v23[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v23[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v23[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2186 = sub f64[128] -> v24
@@ -4809,29 +6109,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2636 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8) * L + l] = acc0_v[l];
+      v25[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v25[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v25[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v25[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2637 = mul f64[128] -> v24
@@ -4842,29 +6154,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2638 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2639 = mul f64[128] -> v24
@@ -4875,29 +6199,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2640 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v24[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v24[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v24[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v24[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2644 = add f64[128] -> v5
@@ -4909,29 +6245,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2645 = contract f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v5[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v5[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v5[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v5[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2646 = mul f64[128] -> v25
@@ -4942,29 +6290,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2647 = contract f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v25[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v25[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v25[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v25[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2648 = mul f64[128] -> v26
@@ -4975,29 +6335,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2649 = contract f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v26[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v26[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v26[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v26[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8) * L + l] = acc0_v[l];
+      v24[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v24[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v24[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v24[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2657 = add f64[128] -> v27
@@ -5011,29 +6383,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2658 = contract f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v27[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v27[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v27[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v27[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2659 = mul f64[128] -> v29
@@ -5044,29 +6428,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2660 = contract f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v29[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v29[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v29[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v29[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2661 = mul f64[128] -> v30
@@ -5077,29 +6473,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2662 = contract f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v30[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v30[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v30[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v30[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8) * L + l] = acc0_v[l];
+      v28[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v28[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v28[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v28[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2672 = add f64[128] -> v31
@@ -5114,29 +6522,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2673 = contract f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v31[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v31[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v31[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v31[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2674 = mul f64[128] -> v33
@@ -5147,29 +6567,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2675 = contract f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v33[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v33[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v33[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v33[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2676 = mul f64[128] -> v34
@@ -5180,29 +6612,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2677 = contract f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v34[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v34[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v34[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v34[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8) * L + l] = acc0_v[l];
+      v32[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v32[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v32[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v32[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2689 = add f64[128] -> v35
@@ -5218,29 +6662,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2690 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], v35[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], v35[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], v35[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], v35[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2691 = mul f64[128] -> v36
@@ -5251,29 +6707,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2692 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v36[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v36[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v36[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v36[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2693 = mul f64[128] -> v37
@@ -5284,29 +6752,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2694 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v37[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v37[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v37[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v37[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2698 = add f64[128] -> a.u
@@ -5481,29 +6961,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     dtheta_err[i0 + 241970] += (T(h) * 0.0f) * 8.0f;
   }
   // %1052 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1], z1_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 512], z1_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 640], z1_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 768], z1_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 1024 + i1 + 896], z1_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1054 = tanh f64[128] -> v39
@@ -5514,29 +7006,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1055 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 128], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 256], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 384], v39[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 512], v39[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 640], v39[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 768], v39[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 1024 + i1 + 896], v39[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1057 = tanh f64[128] -> v40
@@ -5547,29 +7051,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %1058 = contract f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 128], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 256], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 384], v40[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 512], v40[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 640], v40[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 768], v40[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 1024 + i1 + 896], v40[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8) * L + l] = acc0_v[l];
+      v38[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v38[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v38[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v38[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %1062 = mul f64[128] -> err.u
@@ -5586,29 +7102,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2771 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128], a1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 1], a1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 2], a1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 3], a1[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 4], a1[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 5], a1[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 6], a1[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer2_weight[i0 * 8 + i1 * 128 + 7], a1[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2774 = mul f64[128] -> v10
@@ -5619,29 +7147,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2775 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 4], v10[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 5], v10[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 6], v10[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer1_weight[i0 * 8 + i1 * 128 + 7], v10[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2778 = mul f64[128] -> v14
@@ -5652,29 +7192,41 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
   }
   // %2779 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 4], v14[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 5], v14[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 6], v14[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(f_layer0_weight[i0 * 8 + i1 * 128 + 7], v14[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8) * L + l] = acc0_v[l];
+      v3[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v3[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v3[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v3[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %2782 = mul f64[128] -> err.a.u
@@ -5838,32 +7390,48 @@ extern "C" void ode_rfwp_output(const void* /*ctx*/, double /*t*/, const void* z
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.observation_outputs: 5 nodes
   // %72 = contract f64[17] -> v0
   // ode_rfwp.ode:59: output pred = dec(u) per observation
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(dec_weight[i0 * 512 + i1], u_2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(dec_weight[i0 * 512 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(dec_weight[i0 * 512 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(dec_weight[i0 * 512 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(dec_weight[i0 * 1024 + i1], u_2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 128], u_2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 256], u_2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 384], u_2[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 512], u_2[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 640], u_2[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 768], u_2[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(dec_weight[i0 * 1024 + i1 + 896], u_2[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5910,32 +7478,48 @@ extern "C" void ode_rfwp_output_vjp(const void* /*ctx*/, double /*t*/, const voi
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   // ode_rfwp.observation_outputs.vjp: 5 nodes
   // %174 = contract f64[128] -> d.u
   // ode_rfwp.ode:59: output pred = dec(u) per observation
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(dec_weight[i0 * 4 + i1 * 128], y_bar_pred[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(dec_weight[i0 * 4 + i1 * 128 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(dec_weight[i0 * 4 + i1 * 128 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(dec_weight[i0 * 4 + i1 * 128 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128], y_bar_pred[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 1], y_bar_pred[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 2], y_bar_pred[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 3], y_bar_pred[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 4], y_bar_pred[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 5], y_bar_pred[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 6], y_bar_pred[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(dec_weight[i0 * 8 + i1 * 128 + 7], y_bar_pred[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_bar_u[(i0 * 4) * L + l] += acc0_v[l];
-      z_bar_u[(i0 * 4 + 1) * L + l] += acc1_v[l];
-      z_bar_u[(i0 * 4 + 2) * L + l] += acc2_v[l];
-      z_bar_u[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      z_bar_u[(i0 * 8) * L + l] += acc0_v[l];
+      z_bar_u[(i0 * 8 + 1) * L + l] += acc1_v[l];
+      z_bar_u[(i0 * 8 + 2) * L + l] += acc2_v[l];
+      z_bar_u[(i0 * 8 + 3) * L + l] += acc3_v[l];
+      z_bar_u[(i0 * 8 + 4) * L + l] += acc4_v[l];
+      z_bar_u[(i0 * 8 + 5) * L + l] += acc5_v[l];
+      z_bar_u[(i0 * 8 + 6) * L + l] += acc6_v[l];
+      z_bar_u[(i0 * 8 + 7) * L + l] += acc7_v[l];
     }
   }
   // %173 = contract f64[17,128] -> d.dec.weight
@@ -6062,6 +7646,10 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // ode_rfwp.jump: 43 nodes
@@ -6127,30 +7715,40 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   // %43 = contract f64[16,8] -> v1
   // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 1160 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 + 145], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 + 290], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 + 435], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 1160 + i1 + 580], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 1160 + i1 + 725], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 1160 + i1 + 870], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 1160 + i1 + 1015], v0[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 145], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 290], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 435], v0[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %44 = softmax f64[16,8] -> v2
@@ -6188,29 +7786,41 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   }
   // %39 = contract f64[16] -> v1
   // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 580 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 580 + i1 + 145], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 580 + i1 + 290], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 580 + i1 + 435], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 1160 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 1160 + i1 + 145], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 1160 + i1 + 290], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 1160 + i1 + 435], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 1160 + i1 + 580], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 1160 + i1 + 725], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 1160 + i1 + 870], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 1160 + i1 + 1015], v0[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8) * L + l] = acc0_v[l];
+      v1[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v1[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v1[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v1[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %40 = sigmoid f64[16] -> v4
@@ -6233,63 +7843,87 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   // %45 = contract f64[16,8] -> v5
   // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 1160 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 + 145], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 + 290], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 + 435], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 1160 + i1 + 580], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 1160 + i1 + 725], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 1160 + i1 + 870], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 1160 + i1 + 1015], v0[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 145], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 290], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 435], v0[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %46 = contract f64[16,8] -> v6
   // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1) * L + l], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 8) * L + l], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 16) * L + l], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 24) * L + l], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 32) * L + l], v2[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 40) * L + l], v2[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 48) * L + l], v2[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z_minus_W[(i0 * 64 + i1 + 56) * L + l], v2[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 8) * L + l] = acc0_v[l];
+      v6[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v6[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v6[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v6[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %47 = sub f64[16,8] -> v2
@@ -6316,30 +7950,40 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   // %52 = contract f64[16,8] -> v2
   // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 1160 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 + 145], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 + 290], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 + 435], v0[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 1160 + i1 + 580], v0[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 1160 + i1 + 725], v0[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 1160 + i1 + 870], v0[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 1160 + i1 + 1015], v0[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 145], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 290], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 435], v0[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = softmax f64[16,8] -> v5
@@ -6377,34 +8021,48 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   }
   // %89 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1) * L + l], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 8) * L + l], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 16) * L + l], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 24) * L + l], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 32) * L + l], v5[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 40) * L + l], v5[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 48) * L + l], v5[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(z_plus_W[(i0 * 64 + i1 + 56) * L + l], v5[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_plus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_plus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_plus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_plus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 8) * L + l] = acc0_v[l];
+      v2[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v2[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v2[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v2[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %91 = layernorm f64[128] -> v5
@@ -6427,8 +8085,8 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e243 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e243 * e243);
+        const T e387 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e387 * e387);
       }
     }
   }
@@ -6451,29 +8109,41 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %94 = contract f64[512] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v6[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v6[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v6[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v6[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8) * L + l] = acc0_v[l];
+      v7[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v7[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v7[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v7[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %96 = relu f64[512] -> v8
@@ -6484,29 +8154,41 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %97 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 512], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1024], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 1536], v8[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2048], v8[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 2560], v8[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3072], v8[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_down_weight[i0 * 4096 + i1 + 3584], v8[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %99 = add f64[128] -> u
@@ -6591,45 +8273,61 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  T acc4_v[L] = {};
-  T acc5_v[L] = {};
-  T acc6_v[L] = {};
-  T acc7_v[L] = {};
   T acc_v[L] = {};
   // ode_rfwp.jump.vjp: 139 nodes
   // %176 = contract f64[512] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(ff_down_weight[i0 * 4 + i1 * 512], z_plus_bar_u[i1 * L + l], acc0_v[l]);
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512], z_plus_bar_u[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 1], z_plus_bar_u[i1 * L + l], acc1_v[l]);
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 1], z_plus_bar_u[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 2], z_plus_bar_u[i1 * L + l], acc2_v[l]);
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 2], z_plus_bar_u[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(ff_down_weight[i0 * 4 + i1 * 512 + 3], z_plus_bar_u[i1 * L + l], acc3_v[l]);
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 3], z_plus_bar_u[i1 * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 4], z_plus_bar_u[i1 * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 5], z_plus_bar_u[i1 * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 6], z_plus_bar_u[i1 * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(ff_down_weight[i0 * 8 + i1 * 512 + 7], z_plus_bar_u[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %35 = concat f64[145] -> v1
@@ -6667,8 +8365,8 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e37 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e37 * e37);
+        const T e61 = v1[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e61 * e61);
       }
     }
   }
@@ -6694,59 +8392,79 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   // %45 = contract f64[16,8] -> v4
   // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wv[i0 * 1160 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 + 145], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 + 290], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 + 435], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 1160 + i1 + 580], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 1160 + i1 + 725], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 1160 + i1 + 870], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 1160 + i1 + 1015], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 145], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 290], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 * 580 + i2 + 435], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %43 = contract f64[16,8] -> v5
   // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wk[i0 * 1160 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 + 145], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 + 290], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 + 435], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 1160 + i1 + 580], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 1160 + i1 + 725], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 1160 + i1 + 870], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 1160 + i1 + 1015], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 145], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 290], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 * 580 + i2 + 435], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %44 = softmax f64[16,8] -> v6
@@ -6784,29 +8502,41 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %39 = contract f64[16] -> v5
   // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 580 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 580 + i1 + 145], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 580 + i1 + 290], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 580 + i1 + 435], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 1160 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 1160 + i1 + 145], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 1160 + i1 + 290], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 1160 + i1 + 435], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 1160 + i1 + 580], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 1160 + i1 + 725], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 1160 + i1 + 870], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 1160 + i1 + 1015], v3[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %40 = sigmoid f64[16] -> v8
@@ -6829,30 +8559,40 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   // %52 = contract f64[16,8] -> v9
   // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 145; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(Wq[i0 * 1160 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 + 145], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 + 290], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 + 435], v3[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wq[i0 * 1160 + i1 + 580], v3[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wq[i0 * 1160 + i1 + 725], v3[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wq[i0 * 1160 + i1 + 870], v3[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wq[i0 * 1160 + i1 + 1015], v3[i1 * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 145; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 145], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 290], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 * 580 + i2 + 435], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 8) * L + l] = acc0_v[l];
+      v9[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v9[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v9[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v9[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %53 = softmax f64[16,8] -> v10
@@ -6947,32 +8687,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %309 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %311 = add f64[16,8] -> v9
@@ -7012,8 +8768,8 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e292 = v4[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e292 * e292);
+        const T e436 = v4[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e436 * e436);
       }
     }
   }
@@ -7036,29 +8792,41 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %412 = contract f64[512] -> v13
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 512], v11[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 640], v11[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 768], v11[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 1024 + i1 + 896], v11[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8) * L + l] = acc0_v[l];
+      v13[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v13[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v13[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v13[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %413 = add f64[512] -> v14
@@ -7076,29 +8844,41 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %416 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 128 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 4], v13[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 5], v13[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 6], v13[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(ff_up_weight[i0 * 8 + i1 * 128 + 7], v13[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8) * L + l] = acc0_v[l];
+      v0[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v0[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v0[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v0[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %417 = mul f64[128] -> v15
@@ -7184,32 +8964,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %457 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 64 + i1) * L + l], v4[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 8) * L + l], v4[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 16) * L + l], v4[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 64 + i1 + 24) * L + l], v4[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 32) * L + l], v4[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 40) * L + l], v4[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 48) * L + l], v4[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 64 + i1 + 56) * L + l], v4[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8) * L + l] = acc0_v[l];
+      v15[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v15[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v15[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v15[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %442 = add f64[16,8,8] -> v19
@@ -7227,34 +9023,46 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %448 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] = std::fma(v19[(i0 * 64 + i1) * L + l], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v19[(i0 * 64 + i1 + 8) * L + l], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 16) * L + l], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 24) * L + l], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 32) * L + l], v5[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 40) * L + l], v5[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 48) * L + l], v5[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 + 56) * L + l], v5[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v19[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 8) * L + l] = acc0_v[l];
+      v20[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v20[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v20[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v20[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %456 = contract f64[16,8] -> v21
@@ -7317,32 +9125,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %460 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 64 + i1) * L + l], v10[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 8) * L + l], v10[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 16) * L + l], v10[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 24) * L + l], v10[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 32) * L + l], v10[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 40) * L + l], v10[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 48) * L + l], v10[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 56) * L + l], v10[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %463 = mul f64[16,8] -> v15
@@ -7357,33 +9181,49 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %464 = contract f64[16,145] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 36; ++i1) {
+    for (int64_t i1 = 0; i1 < 18; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 1160 + i1 * 4 + i2 * 145], v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v15[(i0 * 8 + i2) * L + l],
+              std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145], v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 1], v15[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v15[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 2], v15[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v15[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 3], v15[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 4], v15[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 5], v15[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 6], v15[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wq[i0 * 1160 + i1 * 8 + i2 * 145 + 7], v15[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 145 + i1 * 8) * L + l] = acc0_v[l];
+        v23[(i0 * 145 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 145 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 145 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 145 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v23[(i0 * 145 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v23[(i0 * 145 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v23[(i0 * 145 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7403,33 +9243,49 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %465 = contract f64[16,145] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 36; ++i1) {
+    for (int64_t i1 = 0; i1 < 18; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v20[(i0 * 8 + i2) * L + l],
+              std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 1], v20[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v20[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 2], v20[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v20[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 3], v20[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 4], v20[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 5], v20[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 6], v20[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 1160 + i1 * 8 + i2 * 145 + 7], v20[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 145 + i1 * 8) * L + l] = acc0_v[l];
+        v24[(i0 * 145 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 145 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 145 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 145 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v24[(i0 * 145 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v24[(i0 * 145 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v24[(i0 * 145 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7449,34 +9305,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %443 = contract f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc0_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8) * L + l], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 1) * L + l], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 2) * L + l], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 3) * L + l], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 4) * L + l], v12[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 5) * L + l], v12[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 6) * L + l], v12[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v19[(i0 * 64 + i1 * 8 + 7) * L + l], v12[(i0 * 8 + i1) * L + l], acc7_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 8) * L + l] = acc0_v[l];
+      v4[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v4[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v4[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v4[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %450 = sub f64[16,8] -> v5
@@ -7490,32 +9360,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %451 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 64 + i1) * L + l], v5[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 8) * L + l], v5[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 16) * L + l], v5[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 64 + i1 + 24) * L + l], v5[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 32) * L + l], v5[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 40) * L + l], v5[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 48) * L + l], v5[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v6[(i0 * 64 + i1 + 56) * L + l], v5[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8) * L + l] = acc0_v[l];
+      v10[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v10[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v10[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v10[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %454 = mul f64[16,8] -> v12
@@ -7530,33 +9416,49 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   // %455 = contract f64[16,145] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 36; ++i1) {
+    for (int64_t i1 = 0; i1 < 18; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v12[(i0 * 8 + i2) * L + l],
+              std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 1], v12[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v12[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 2], v12[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v12[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 3], v12[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 4], v12[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 5], v12[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 6], v12[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 1160 + i1 * 8 + i2 * 145 + 7], v12[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 145 + i1 * 8) * L + l] = acc0_v[l];
+        v25[(i0 * 145 + i1 * 8 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 145 + i1 * 8 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 145 + i1 * 8 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 145 + i1 * 8 + 4) * L + l] = acc4_v[l];
+        v25[(i0 * 145 + i1 * 8 + 5) * L + l] = acc5_v[l];
+        v25[(i0 * 145 + i1 * 8 + 6) * L + l] = acc6_v[l];
+        v25[(i0 * 145 + i1 * 8 + 7) * L + l] = acc7_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7593,32 +9495,48 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %444 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 64 + i1) * L + l], v6[(i0 * 64 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 8) * L + l], v6[(i0 * 64 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 16) * L + l], v6[(i0 * 64 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 64 + i1 + 24) * L + l], v6[(i0 * 64 + i1 + 24) * L + l], acc3_v[l]);
+        acc4_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 32) * L + l], v6[(i0 * 64 + i1 + 32) * L + l], acc4_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 40) * L + l], v6[(i0 * 64 + i1 + 40) * L + l], acc5_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 48) * L + l], v6[(i0 * 64 + i1 + 48) * L + l], acc6_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 64 + i1 + 56) * L + l], v6[(i0 * 64 + i1 + 56) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8) * L + l] = acc0_v[l];
+      v5[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v5[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v5[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v5[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   // %445 = mul f64[16] -> v4
@@ -7629,29 +9547,41 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %446 = contract f64[145] -> v23
-  for (int64_t i0 = 0; i0 < 36; ++i0) {
+  for (int64_t i0 = 0; i0 < 18; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 145], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 145 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 145 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 145 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 8 + i1 * 145], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 4], v4[i1 * L + l], acc4_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 6], v4[i1 * L + l], acc6_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 8 + i1 * 145 + 7], v4[i1 * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8) * L + l] = acc0_v[l];
+      v23[(i0 * 8 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 8 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 8 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 8 + 4) * L + l] = acc4_v[l];
+      v23[(i0 * 8 + 5) * L + l] = acc5_v[l];
+      v23[(i0 * 8 + 6) * L + l] = acc6_v[l];
+      v23[(i0 * 8 + 7) * L + l] = acc7_v[l];
     }
   }
   PLASTIC_SIMD

@@ -99,10 +99,13 @@ TEST_CASE("emit: gated neural ODE functions", "[kernels][models]") {
 
 TEST_CASE("emit: code size is proportional to the DAG (no unrolling)", "[kernels][models]") {
   // At two sizes of the model, the statements per IR node stay bounded and
-  // do not grow with the dims: loops carry the dims, not the code.
+  // do not grow with the dims: loops carry the dims, not the code. Both
+  // sizes leave the same remainders after the contractions' register
+  // blocks of 8 and 4 (20 = 2 x 8 + 4, 44 = 5 x 8 + 4), so that what is
+  // compared is growth with the dims, not a block the smaller size lacks.
   std::map<model::FnRole, double> ratio;
   const rt::ButcherTableau* rk4 = rt::find_tableau("rk4");
-  for (double d_head : {4.0, 20.0}) {
+  for (double d_head : {20.0, 44.0}) {
     model::ModelFunctions mf = load("fwp_delta_cde.ode", {{"d_head", d_head}});
     for (const model::NamedFunction* f : mf.functions()) {
       const bool rk4_step = f->role.method == rk4 && (f->role.kind == model::FnKind::Step ||
@@ -117,7 +120,7 @@ TEST_CASE("emit: code size is proportional to the DAG (no unrolling)", "[kernels
                  name, nodes, stmts, r);
       INFO(name << " d_head " << d_head);
       CHECK(r <= 8.0);
-      if (d_head == 4.0)
+      if (d_head == 20.0)
         ratio[f->role] = r;
       else
         CHECK(r <= ratio[f->role] * 1.25);

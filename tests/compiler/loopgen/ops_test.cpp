@@ -296,6 +296,36 @@ TEST_CASE("emit: contractions streaming one operand share its loop nest", "[kern
   }
 }
 
+TEST_CASE("emit: a contraction alone sums eight rows side by side and the rest in fours and ones",
+          "[kernels][ops]") {
+  // Two fma ports of four cycles' latency need eight independent chains: a
+  // mat-vec of 13 rows is summed in a block of 8 accumulators, one of 4 and
+  // a single row, each row in label order, so the values are the
+  // interpreter's whatever the blocks.
+  Context ctx;
+  const Node* w = ctx.param("W", {13, 7});
+  const Node* x = ctx.input("x", {7});
+  Function f("matvec13", {w, x}, {{"y", tanh(contract("ab,b->a", {w, x}))}});
+  const std::string text = loops::print(loopgen::emit_standalone(f, ElemType::F32));
+  auto count = [&](const std::string& s) {
+    size_t n = 0;
+    for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count("acc0_v = fma(") == 3); // the blocks of 8, 4 and 1
+  CHECK(count("acc7_v = fma(") == 1);
+  CHECK(count("acc4_v = fma(") == 1);
+  CHECK(count("acc8_v") == 0);
+  for (uint64_t seed : kSeeds)
+    for (ElemType t : {ElemType::F64, ElemType::F32}) {
+      Check c = check_standalone(f, t, seed);
+      INFO(loops::elem_type_name(t) << ", seed " << seed << ": " << c.where);
+      CHECK_FALSE(c.nan_mismatch);
+      CHECK(c.max_rel <= tolerance(t));
+    }
+}
+
 TEST_CASE("emit: 512-bit tiles let four contractions share a pass", "[kernels][ops]") {
   // rk4's step_vjp streams z1_bar and z0 transposed for four stage vectors
   // each: AVX2's 16 registers hold three members' accumulators, AVX-512's 32
