@@ -82,6 +82,14 @@ void check_both(const std::vector<const Node*>& inputs, const Node* r, const std
 
 const uint64_t kSeeds[] = {1, 2, 3};
 
+// How often `s` occurs in `text` (a printed kernel's statements).
+size_t occurrences(const std::string& text, const std::string& s) {
+  size_t n = 0;
+  for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1))
+    ++n;
+  return n;
+}
+
 } // namespace
 
 TEST_CASE("emit: leaves, constants and time", "[kernels][ops]") {
@@ -284,12 +292,7 @@ TEST_CASE("emit: contractions streaming one operand share its loop nest", "[kern
     }
     // One nest for y1..y3 (twelve accumulators), one for y4 and y5.
     const std::string text = loops::print(loopgen::emit_standalone(f, ElemType::F64));
-    auto count = [&](const std::string& s) {
-      size_t n = 0;
-      for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1))
-        ++n;
-      return n;
-    };
+    auto count = [&](const std::string& s) { return occurrences(text, s); };
     CHECK(count("acc11_v = fma(") == 1);
     CHECK(count("acc12_v") == 0);
     CHECK(count("acc7_v = fma(W[") == 2); // y1..y3's nest and y4, y5's
@@ -307,12 +310,7 @@ TEST_CASE("emit: a contraction alone sums eight rows side by side and the rest i
   const Node* x = ctx.input("x", {7});
   Function f("matvec13", {w, x}, {{"y", tanh(contract("ab,b->a", {w, x}))}});
   const std::string text = loops::print(loopgen::emit_standalone(f, ElemType::F32));
-  auto count = [&](const std::string& s) {
-    size_t n = 0;
-    for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1))
-      ++n;
-    return n;
-  };
+  auto count = [&](const std::string& s) { return occurrences(text, s); };
   CHECK(count("acc0_v = fma(") == 3); // the blocks of 8, 4 and 1
   CHECK(count("acc7_v = fma(") == 1);
   CHECK(count("acc4_v = fma(") == 1);
@@ -343,12 +341,7 @@ TEST_CASE("emit: 512-bit tiles let four contractions share a pass", "[kernels][o
   inputs.insert(inputs.end(), ks.begin(), ks.end());
   Function f("four_matvecs", inputs, {{"y", sum}});
   auto nests = [&](ElemType t, int lanes) {
-    const std::string text = loops::print(loopgen::emit_standalone(f, t, lanes));
-    size_t n = 0;
-    for (size_t at = text.find("acc0_v = fma(W["); at != std::string::npos;
-         at = text.find("acc0_v = fma(W[", at + 1))
-      ++n;
-    return n;
+    return occurrences(loops::print(loopgen::emit_standalone(f, t, lanes)), "acc0_v = fma(W[");
   };
   CHECK(nests(ElemType::F64, 4) == 2); // 256 bits: three, then one
   CHECK(nests(ElemType::F32, 8) == 2);
