@@ -45,7 +45,10 @@ bool wait_for_file(pid_t pid, const fs::path& file) {
 
 TEST_CASE("a run folder in use is refused naming its owner", "[train][run_folder]") {
   fs::path folder = fresh_dir("lock") / "run";
-  pid_t owner = start(train_args(folder, 100000));
+  // --patience 0: the owner must still hold the folder when the second run
+  // asks for it; early stopping ended it after ~2 s, which a loaded machine
+  // could spend before the second run got there.
+  pid_t owner = start(train_args(folder, 100000, "--patience 0"));
   REQUIRE(owner > 0);
   REQUIRE(wait_for_file(owner, folder / "train.jsonl"));
   Run second = plastic::test::run(train_args(folder, 2, "--resume"));

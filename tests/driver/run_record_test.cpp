@@ -176,7 +176,8 @@ TEST_CASE("resume refuses another data set, not a copy of the same one",
 TEST_CASE("an interrupted run leaves its best parameters so far for eval",
           "[train][run_record][signals]") {
   fs::path run_dir = fresh_dir("interrupted") / "run";
-  pid_t pid = start(train_args(run_dir, 100000));
+  // --patience 0: early stopping would end the run before the signal.
+  pid_t pid = start(train_args(run_dir, 100000, "--patience 0"));
   REQUIRE(pid > 0);
   REQUIRE(wait_for_epochs(pid, run_dir, 2));
   ::kill(pid, SIGINT);

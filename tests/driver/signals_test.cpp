@@ -22,10 +22,11 @@ fs::path fresh_dir(const std::string& name) {
   return fresh_test_dir("signals_test", name);
 }
 
+// --patience 0: a run is stopped by its signal, never early by itself.
 std::string train_args(const fs::path& out, int epochs) {
   return "train " + src("examples/gnode_flipflop.ode") +
          " --set N=8 --set H=8 --data synthetic:flipflop --batch 50 --threads 1 --no-progress "
-         "--epochs " +
+         "--patience 0 --epochs " +
          std::to_string(epochs) + " --out " + out.string();
 }
 
