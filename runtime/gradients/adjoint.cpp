@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,11 @@ public:
     // their parameter contribution exactly zero.
     tile::copy(2 * nl_, Y, saved_.data());
     tile::zero_lanes(view_.n, L, frozen, Y + nl_);
+    // The state alternates between Y and y_new_: an accepted step swaps the
+    // two instead of copying [z; a] back (8 % of the speech Delta CDE's
+    // adjoint training step went to that copy).
+    T* y = Y;
+    T* y_new = y_new_.data();
     const bool adaptive = solver_.adaptive();
     const FixedGrid grid{tl_.t0, solver_.step};
     bool k0_valid = false;
@@ -70,19 +76,20 @@ public:
       if (!adaptive) {
         const double h = grid.prev(t, t_lo) - t;
         const double t1 = step_end(t, h, t_lo);
-        stepper_.step(t, h, t1, Y, y_new_.data(), false, false, result_.backward);
-        tile::copy_lanes(2 * view_.n, L, frozen, Y, y_new_.data());
-        if (int lane = tile::first_nonfinite_lane(2 * view_.n, L, active, y_new_.data()); lane >= 0)
+        stepper_.step(t, h, t1, y, y_new, false, false, result_.backward);
+        tile::copy_lanes(2 * view_.n, L, frozen, y, y_new);
+        if (int lane = tile::first_nonfinite_lane(2 * view_.n, L, active, y_new); lane >= 0)
           return failure(FailureKind::NonFiniteState, lane, t, h);
-        accept(t, h, t1, Y);
+        accept(t, h, t1);
+        std::swap(y, y_new);
         t = t1;
         continue;
       }
       if (!k0_valid) {
-        stepper_.eval_first_stage(t, t_lo, t, Y, result_.backward);
+        stepper_.eval_first_stage(t, t_lo, t, y, result_.backward);
         k0_valid = true;
       }
-      if (h_next_ <= 0) h_next_ = initial_step(t, t_lo, Y, active);
+      if (h_next_ <= 0) h_next_ = initial_step(t, t_lo, y, active);
       double h = std::min(h_next_, solver_.dt_max);
       const bool clipped = h >= t - t_lo;
       if (clipped) h = t - t_lo;
@@ -91,11 +98,10 @@ public:
            t - h == t))
         return failure(FailureKind::StepSizeUnderflow, worst_lane_, t, -h);
       const double t1 = step_end(t, -h, t_lo);
-      stepper_.step(t, -h, t1, Y, y_new_.data(), true, true, result_.backward);
-      tile::copy_lanes(2 * view_.n, L, frozen, Y, y_new_.data());
+      stepper_.step(t, -h, t1, y, y_new, true, true, result_.backward);
+      tile::copy_lanes(2 * view_.n, L, frozen, y, y_new);
       tile::LaneMax norm;
-      tile::rms_error_norm(2 * view_.n, L, active, stepper_.error(), Y, y_new_.data(), rtol_, atol_,
-                           norm);
+      tile::rms_error_norm(2 * view_.n, L, active, stepper_.error(), y, y_new, rtol_, atol_, norm);
       double err = norm.value;
       if (!seminorm_ && P_ > 0) {
         // Over the field's span of theta; the rest has zero error but counts in the mean.
@@ -115,20 +121,22 @@ public:
       const double wanted = h_next_;
       h_next_ = h * d.factor;
       if (clipped) h_next_ = std::max(h_next_, wanted);
-      accept(t, -h, t1, Y);
+      accept(t, -h, t1);
+      std::swap(y, y_new);
       if (solver_.tableau->fsal)
         stepper_.promote_last_stage();
       else
         k0_valid = false;
       t = t1;
     }
+    if (y != Y) tile::copy(2 * nl_, y, Y);
     tile::copy_lanes(view_.n, L, frozen, saved_.data() + nl_, Y + nl_);
     return {};
   }
 
 private:
-  void accept(double t, double h, double t1, T* Y) {
-    tile::copy(2 * nl_, y_new_.data(), Y);
+  /// Takes the step's θ increment and inputs' cotangents; the caller swaps the states.
+  void accept(double t, double h, double t1) {
     const size_t b = stepper_.theta_begin();
     tile::axpy(stepper_.theta_end() - b, 1.0, stepper_.theta_increment() + b, g_.data() + b);
     if (sink_) stepper_.emit_inputs(t, h, t1, *sink_);
