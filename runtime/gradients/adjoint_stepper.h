@@ -67,7 +67,9 @@ private:
   size_t tb_, te_; // the field's span of theta: every parameter loop runs over it only
   int s_;
   std::vector<char> need_sol_, need_err_;
-  std::vector<char> read_inputs_;                         // the u_stages blocks adjoint_step reads
+  std::vector<char> read_inputs_; // the u_stages blocks adjoint_step reads
+  // Sizes unfused; the fused kernel needs only u_ and gstep_, and with an
+  // embedded pair err_, gerr_, g_first_ and the first stage (k_: 2nL).
   Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, s*mL
   Buffer<T> g_stage_, g_first_, g_last_;                  // P each
   Buffer<T> gstep_, gerr_;                                // P each

@@ -90,8 +90,14 @@ double adjoint_bytes(const MemoryShape& m, const Tile& t, const WalkLength& w) {
   const double kept =
       session_bytes(m, t, w) + 8 * t.L + tape_bytes(static_cast<double>(w.events), 16, t.nl * t.E);
   const double forward = t.E * t.nl + walker_bytes(m, t);
-  const double stepper =
+  // AdjointStepper: the stage inputs and the θ increment; unfused, its stages
+  // and θ buffers; fused, with an embedded pair, the first stage, the error
+  // and their θ parts.
+  const double stepper_unfused =
       t.E * (t.s * 2 * t.nl + 4 * t.nl + at_least_one(t.ml) + 5 * at_least_one(t.P));
+  const double stepper_fused = t.E * (at_least_one(t.s * t.ml) + at_least_one(t.P) +
+                                      (m.adaptive ? 4 * t.nl + 2 * at_least_one(t.P) : 0));
+  const double stepper = m.fused_adjoint_step ? stepper_fused : stepper_unfused;
   const double backward_solve = t.E * (4 * t.nl + 2 * at_least_one(t.P));
   const double events = t.E * (2 * at_least_one(t.ml) + 3 * t.nl + 2 * at_least_one(t.ol) + t.L);
   const double backward = stepper + backward_solve + events + t.E * 2 * t.nl;
@@ -113,6 +119,7 @@ MemoryShape MemoryShape::of(const plastic_model& m) {
     s.stages = tab->stages;
     s.adaptive = tab->adaptive();
     s.fused_step_vjp = m.kernels.step_vjp && fused_kernels_match(m, *tab);
+    s.fused_adjoint_step = m.kernels.adjoint_step && fused_kernels_match(m, *tab);
   }
   if (m.solver.max_steps > 0) s.max_steps = m.solver.max_steps;
   s.scratch_bytes = static_cast<double>(max_scratch_bytes(m));

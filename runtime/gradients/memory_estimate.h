@@ -29,6 +29,7 @@ struct MemoryShape {
   bool adaptive = false;                ///< the solver controls its step size
   int64_t max_steps = kDefaultMaxSteps; ///< adaptive: steps per solve before failing
   bool fused_step_vjp = false;          ///< the model's fused step VJP needs no stage buffers
+  bool fused_adjoint_step = false;      ///< nor its fused adjoint step (AdjointStepper)
   double scratch_bytes = 0;             ///< the largest kernel scratch (0 when not compiled yet)
 
   /// From a compiled table (its solver line's tableau).
