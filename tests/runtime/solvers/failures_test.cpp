@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -267,4 +268,40 @@ TEST_CASE("NaN inputs are reported as non-finite with the sample and time", "[fa
     CHECK(std::abs(r.status.error().t - 0.5) < 0.11);
     CHECK(!r.status.error().advice.empty());
   }
+}
+
+TEST_CASE("a non-finite adjoint names the backward step where it became non-finite", "[failures]") {
+  // The backward sweep checks its state once per interval between events and
+  // replays a failed interval step by step: the failure must still name the
+  // step, not the interval's end. The input turns NaN for lane 2 inside
+  // (0.9, 1.0) on the way back only, so the forward solve succeeds and the
+  // backward rk4 step from t = 1.0 to 0.9 (its middle node 0.95) fails, in
+  // the middle of the interval [0.7, 1.3] between two observations.
+  GradientCase gc(3);
+  const auto obs = gc.observations();
+  rt::TileProblem<double> p = gc.problem(gc.theta, obs);
+  p.first_sample = 8;
+  const rt::InputFn<double> clean = p.input;
+  auto backwards = std::make_shared<bool>(false);
+  p.input = [clean, backwards](const rt::InputRequest& r, double* u) {
+    clean(r, u);
+    if (r.t >= 2.0) *backwards = true;                    // the forward solve's last node
+    if (*backwards && r.t > 0.9 && r.t < 1.0) u[2] = NAN; // channel 0 of lane 2
+  };
+  rt::SolverOptions o;
+  o.tableau = rt::find_tableau("rk4");
+  o.step = 0.1;
+  std::vector<double> theta_bar(gc.theta.size());
+  rt::GradientOutputs<double> out;
+  out.theta_bar = theta_bar.data();
+  const rt::GradientResult r =
+      rt::gradient_adjoint(p, o, method(rt::GradientMethod::Adjoint), gc.z0.data(), out);
+  REQUIRE(!r.status);
+  const rt::SolveFailure& f = r.status.error();
+  INFO(f.describe());
+  CHECK(f.kind == rt::FailureKind::NonFiniteState);
+  CHECK(f.sample == 10);
+  CHECK(std::abs(f.t - 1.0) < 1e-9);
+  CHECK(std::abs(f.h + 0.1) < 1e-9);
+  CHECK(f.message.find("backward") != std::string::npos);
 }
