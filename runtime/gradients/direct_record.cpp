@@ -29,12 +29,14 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
     loss_ = make_buffer<double>(static_cast<size_t>(view.lanes), meter);
     walk.collect(outputs, loss_.data());
     walk.discards_state_on_failure(true);
+    walk.defers_nonfinite_check(true); // checked below, once per interval
     ChunkedTape<T>& states = states_.emplace(nl, 16, meter);
     ChunkedTape<typename Walk::Item>& items = items_.emplace(1, 64, meter);
     RkStepper<T>& stepper = walk.stepper();
     ChunkedTape<T>& inputs =
         inputs_.emplace(std::max<size_t>(stepper.stage_inputs_size(), 1), 16, meter);
     ChunkedTape<int64_t>& input_slot = input_slot_.emplace(1, 64, meter);
+    const bool tape_inputs = !solver.adaptive() && stepper.keeps_fixed_step_inputs();
 
     // states[i] is the state before item i: each item steps from its slot
     // into the next one (no copy of the state per item). The last slot
@@ -42,9 +44,20 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
     T* z = states.push();
     tile::copy(nl, z0, z);
     typename Walk::Cursor c = walk.start();
+    size_t checked = 0; // items before this one are known to leave finite states
     while (!walk.finished(c)) {
+      if (c.at_event) {
+        r.status = check_steps(checked);
+        if (!r.status) {
+          r.forward = walk.stats;
+          return r;
+        }
+      }
       T* next = states.push();
       typename Walk::Item& item = *items.push();
+      // A fused fixed step writes its stage inputs straight into the tape.
+      T* const inputs_slot = tape_inputs && !c.at_event ? inputs.next_slot() : nullptr;
+      stepper.stage_inputs_into(inputs_slot);
       r.status = walk.advance(c, z, next, item);
       if (!r.status) {
         r.forward = walk.stats;
@@ -53,7 +66,15 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
       z = next;
       const T* u = item.kind == Walk::ItemKind::Step ? stepper.fused_step_inputs() : nullptr;
       *input_slot.push() = u ? static_cast<int64_t>(inputs.size()) : -1;
-      if (u) std::copy_n(u, stepper.stage_inputs_size(), inputs.push());
+      if (u == inputs_slot && u)
+        inputs.push();
+      else if (u)
+        std::copy_n(u, stepper.stage_inputs_size(), inputs.push());
+    }
+    r.status = check_steps(checked); // steps after the last event, if any
+    if (!r.status) {
+      r.forward = walk.stats;
+      return r;
     }
     r.forward = forward_ = walk.stats;
     r.stored_states = static_cast<int64_t>(items.size());
@@ -62,6 +83,31 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
     problem_ = &problem;
     return r;
   });
+}
+
+template <class T> Status<SolveFailure> DirectRecord<T>::check_steps(size_t& checked) const {
+  // Between two events the active lanes do not change, and a non-finite
+  // value stays non-finite under z1 = z0 + h Σ bᵢ kᵢ: if the interval's last
+  // state is finite, so is every state before it. Else the tape holds each
+  // step's result, so the first non-finite one is found without recomputing.
+  const ChunkedTape<T>& states = *states_;
+  const ChunkedTape<typename Walk::Item>& items = *items_;
+  const ModelView<T>& view = *session_.view;
+  const size_t end = items.size();
+  const size_t from = checked;
+  checked = end;
+  if (end == from) return {};
+  const auto bad_lane = [&](size_t i) {
+    const typename Walk::Item& item = *items[i];
+    return item.kind == Walk::ItemKind::Step
+               ? tile::first_nonfinite_lane(view.n, view.lanes, item.active, states[i + 1])
+               : -1;
+  };
+  if (bad_lane(end - 1) < 0) return {};
+  for (size_t i = from; i < end; ++i)
+    if (const int lane = bad_lane(i); lane >= 0)
+      return walk_->nonfinite_step_failure(*items[i], lane);
+  return {};
 }
 
 template <class T> GradientResult DirectRecord<T>::backward(const GradientOutputs<T>& out) {

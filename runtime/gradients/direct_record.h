@@ -43,6 +43,9 @@ public:
 
 private:
   using Walk = Integrator<T>;
+  /// Checks the states the steps since item `checked` left (the walk defers
+  /// its check to this); advances `checked` past them.
+  Status<SolveFailure> check_steps(size_t& checked) const;
   const TileProblem<T>* problem_ = nullptr;
   SolverOptions solver_; // the walker refers to it until backward()
   GradientSession<T> session_;

@@ -47,6 +47,20 @@ SolveFailure Integrator<T>::located(FailureKind kind, int lane, double t, double
   return f;
 }
 
+template <class T>
+SolveFailure Integrator<T>::nonfinite_step_failure(const Item& step, int lane) const {
+  SolveFailure f = located(FailureKind::NonFiniteState, lane, step.t, step.h);
+  f.message = fmt::format(
+      "the state became non-finite (inf or NaN) in the {} step from t={} to t={} (h={})",
+      stepper_.tableau().name, step.t, step.t1, step.h);
+  f.advice =
+      "the solution may blow up here (a finite-time singularity), or the step is outside the "
+      "method's stability region. Try a smaller step or an adaptive method (dopri5, tsit5) "
+      "whose step follows the dynamics, and check this sample's inputs and the parameters for "
+      "NaN or huge values";
+  return f;
+}
+
 template <class T> Status<SolveFailure> Integrator<T>::advance(Cursor& c, T* z, Item& item) {
   stats.t_reached = c.t;
   if (c.at_event) return do_event(c, z, item);
@@ -157,20 +171,11 @@ Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, const T* z, T* out, It
   T* z1 = direct ? out : z_new_.data();
   stepper_.step(c.t, h, t1, z, z1, false, false, stats);
   tile::copy_lanes(model_.n, model_.lanes, frozen, z, z1);
-  if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z1); lane >= 0) {
-    SolveFailure f = located(FailureKind::NonFiniteState, lane, c.t, h);
-    f.message = fmt::format(
-        "the state became non-finite (inf or NaN) in the {} step from t={} to t={} (h={})",
-        stepper_.tableau().name, c.t, t1, h);
-    f.advice =
-        "the solution may blow up here (a finite-time singularity), or the step is outside the "
-        "method's stability region. Try a smaller step or an adaptive method (dopri5, tsit5) "
-        "whose step follows the dynamics, and check this sample's inputs and the parameters for "
-        "NaN or huge values";
-    return f;
-  }
-  if (!direct) tile::copy(nl_, z1, out);
   item = Item{ItemKind::Step, c.t, h, t1, c.event, active};
+  if (!defer_check_)
+    if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z1); lane >= 0)
+      return nonfinite_step_failure(item, lane);
+  if (!direct) tile::copy(nl_, z1, out);
   c.t = t1;
   ++c.steps;
   ++stats.accepted_steps;

@@ -67,6 +67,13 @@ public:
   /// while every lane is active the step kernel then writes z in place (the
   /// ABI allows z1 == z0), saving two state copies per step.
   void discards_state_on_failure(bool on) { in_place_ = on; }
+  /// Fixed steps skip their non-finite check: a caller that keeps every
+  /// state checks them itself, once per interval between events (a
+  /// non-finite value stays non-finite under z1 = z0 + h Σ bᵢ kᵢ), and
+  /// reports a failure with nonfinite_step_failure().
+  void defers_nonfinite_check(bool on) { defer_check_ = on; }
+  /// The failure of the fixed step `step` whose result is non-finite in `lane`.
+  SolveFailure nonfinite_step_failure(const Item& step, int lane) const;
 
   /// Forward passes may collect outputs (n_obs*o*L) and per-lane losses (L, +=) at observations.
   void collect(T* outputs, double* loss) {
@@ -114,6 +121,7 @@ private:
   const ChunkedTape<double>* replay_ = nullptr;
   bool quiet_ = false;
   bool in_place_ = false;
+  bool defer_check_ = false;
   bool k0_valid_ = false;
   double h_next_ = 0; // adaptive proposal (> 0)
   int64_t attempts_ = 0;

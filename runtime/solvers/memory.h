@@ -106,14 +106,19 @@ public:
 
   /// Appends a record and returns where to write it.
   T* push() {
+    T* slot = next_slot();
+    ++size_;
+    return slot;
+  }
+  /// Where the next push() will return, so that a producer may write a
+  /// record in place before deciding to keep it.
+  T* next_slot() {
     if (size_ == chunks_.size() * per_chunk_) {
       // Default-initialised: no zero fill for arithmetic types.
       chunks_.push_back(std::unique_ptr<T[]>(new T[chunk_elements()]));
       if (meter_) meter_->allocated(chunk_bytes());
     }
-    T* slot = chunks_.back().get() + (size_ % per_chunk_) * record_;
-    ++size_;
-    return slot;
+    return chunks_.back().get() + (size_ % per_chunk_) * record_;
   }
   T* operator[](size_t i) { return chunks_[i / per_chunk_].get() + (i % per_chunk_) * record_; }
   const T* operator[](size_t i) const {

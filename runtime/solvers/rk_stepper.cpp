@@ -66,15 +66,15 @@ template <class T> double RkStepper<T>::stage_time(int i, double t, double h, do
   return c == 1.0 ? t1 : t + c * h;
 }
 
-template <class T> void RkStepper<T>::fill_input(int i, double t, double h, double t1) {
+template <class T> void RkStepper<T>::fill_input(int i, double t, double h, double t1, T* u) {
   if (ml_ == 0) return;
   const InputRequest r{stage_time(i, t, h, t1), std::min(t, t1), std::max(t, t1)};
-  input_(r, u_.data() + static_cast<size_t>(i) * ml_);
+  input_(r, u + static_cast<size_t>(i) * ml_);
 }
 
-template <class T> void RkStepper<T>::fill_fused_inputs(double t, double h, double t1) {
+template <class T> void RkStepper<T>::fill_fused_inputs(double t, double h, double t1, T* u) {
   for (int i = 0; i < s_; ++i)
-    if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+    if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1, u);
 }
 
 template <class T>
@@ -108,9 +108,11 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
                         bool k0_valid, SolveStats& stats) {
   const T* u = ml_ ? u_.data() : nullptr;
   T* k_last = k_.data() + static_cast<size_t>(s_ - 1) * nl_;
+  T* const into = inputs_into_ ? inputs_into_ : u_.data();
+  inputs_into_ = nullptr;
   inputs_complete_ = false;
   if (fused_ && with_error && model_.kernels().step_adaptive) {
-    fill_fused_inputs(t, h, t1);
+    fill_fused_inputs(t, h, t1, u_.data());
     if (!k0_valid) {
       model_.field(t, z0, theta_, u, k_.data(), scratch_);
       ++stats.field_evals;
@@ -121,8 +123,9 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
     return;
   }
   if (fused_ && !with_error && model_.kernels().step) {
-    fill_fused_inputs(t, h, t1);
-    model_.step(t, h, z0, theta_, u, z1, scratch_);
+    fill_fused_inputs(t, h, t1, into);
+    model_.step(t, h, z0, theta_, ml_ ? into : nullptr, z1, scratch_);
+    last_inputs_ = into;
     inputs_complete_ = ml_ > 0;
     stats.field_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
     return;
@@ -145,7 +148,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
       combine(z0, h, &tab_.a[iu * static_cast<size_t>(s_)], i, y_.data());
       y = y_.data();
     }
-    fill_input(i, t, h, t1);
+    fill_input(i, t, h, t1, u_.data());
     model_.field(stage_time(i, t, h, t1), y, theta_, ml_ ? u_.data() + iu * ml_ : nullptr,
                  k_.data() + iu * nl_, scratch_);
     ++stats.field_evals;
@@ -172,7 +175,7 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
     if (ml_ && stage_inputs) {
       u = stage_inputs;
     } else {
-      fill_fused_inputs(t, h, t1);
+      fill_fused_inputs(t, h, t1, u_.data());
     }
     model_.step_vjp(t, h, z0, theta_, u, z1_bar, z0_bar, theta_bar, ubar, scratch_);
     stats.vjp_evals += s_;
@@ -186,7 +189,7 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
       if (!need_sol_[iu]) continue;
       T* y = ys_.data() + iu * nl_;
       combine(z0, h, &tab_.a[iu * static_cast<size_t>(s_)], i, y);
-      fill_input(i, t, h, t1);
+      fill_input(i, t, h, t1, u_.data());
       if (i == last) break;
       model_.field(stage_time(i, t, h, t1), y, theta_, ml_ ? u_.data() + iu * ml_ : nullptr,
                    k_.data() + iu * nl_, scratch_);

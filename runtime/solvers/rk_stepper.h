@@ -59,7 +59,15 @@ public:
   /// step (which evaluates the input of every block the kernels read); null
   /// otherwise or without inputs. A caller may keep them for step_vjp of the
   /// same step.
-  const T* fused_step_inputs() const { return inputs_complete_ ? u_.data() : nullptr; }
+  const T* fused_step_inputs() const { return inputs_complete_ ? last_inputs_ : nullptr; }
+  /// True when fixed steps run the fused step kernel and read inputs: each
+  /// then leaves its stage inputs in fused_step_inputs().
+  bool keeps_fixed_step_inputs() const { return fused_ && model_.kernels().step && ml_ > 0; }
+  /// The next step, if a fused fixed step, writes its stage inputs to `u`
+  /// (stage_inputs_size() elements) instead of its own buffer, and
+  /// fused_step_inputs() returns `u`: a caller that keeps them (the direct
+  /// method's tape) saves a copy. Any step clears the request.
+  void stage_inputs_into(T* u) { inputs_into_ = u; }
   size_t stage_inputs_size() const { return static_cast<size_t>(s_) * ml_; }
   /// Moves f(t1, z1) of the last FSAL step into first_stage().
   void promote_last_stage();
@@ -75,9 +83,9 @@ public:
 
 private:
   double stage_time(int i, double t, double h, double t1) const;
-  void fill_input(int i, double t, double h, double t1);
-  /// The inputs of the stages the fused kernels read (read_inputs_).
-  void fill_fused_inputs(double t, double h, double t1);
+  void fill_input(int i, double t, double h, double t1, T* u);
+  /// The inputs of the stages the fused kernels read (read_inputs_), into u (s*mL).
+  void fill_fused_inputs(double t, double h, double t1, T* u);
   /// out = z0 + h * sum_{j < upto} w[j] k_j.
   void combine(const T* z0, double h, const double* w, int upto, T* out) const;
 
@@ -90,7 +98,9 @@ private:
   MemoryMeter* meter_;
   size_t nl_, ml_;
   int s_;
-  bool inputs_complete_ = false;          // u_ holds the last step's inputs (every block read)
+  bool inputs_complete_ = false;          // last_inputs_ holds the last step's (every block read)
+  const T* last_inputs_ = nullptr;        // u_ or the caller's stage_inputs_into buffer
+  T* inputs_into_ = nullptr;              // stage_inputs_into, for the next step only
   std::vector<char> need_sol_, need_err_; // per stage, fixed by the tableau
   std::vector<char> read_inputs_;         // fused_input_stages: the blocks the fused kernels read
   Buffer<T> k_;                           // s * nL stage derivatives

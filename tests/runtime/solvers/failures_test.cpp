@@ -109,6 +109,38 @@ TEST_CASE("gradient methods report the forward failure", "[failures]") {
   }
 }
 
+TEST_CASE("every gradient method names the fixed step where the state became non-finite",
+          "[failures]") {
+  // The blow-up lies mid-way through the one interval (no observations before
+  // t = 1.5), so a method that checks once per interval must still find the
+  // step; the direct method searches its tape, the others check every step.
+  BlowUp solved;
+  rt::SolverOptions o;
+  o.tableau = rt::find_tableau("rk4");
+  o.step = 0.01;
+  const rt::SolveResult expected = rt::solve(solved.problem(), o, solved.z.data());
+  REQUIRE(!expected.ok());
+  const rt::SolveFailure& want = expected.status.error();
+  REQUIRE(want.t < 1.1);
+  for (rt::GradientMethod m :
+       {rt::GradientMethod::Direct, rt::GradientMethod::Checkpoint, rt::GradientMethod::Adjoint}) {
+    BlowUp b;
+    std::vector<double> theta_bar(1, 0.0);
+    rt::GradientOutputs<double> out;
+    out.theta_bar = theta_bar.data();
+    const rt::GradientResult r = rt::loss_and_gradient(b.problem(), o, method(m), b.z.data(), out);
+    REQUIRE(!r.ok());
+    const rt::SolveFailure& f = r.status.error();
+    INFO(f.describe());
+    CHECK(f.kind == rt::FailureKind::NonFiniteState);
+    CHECK(f.t == want.t);
+    CHECK(f.h == want.h);
+    CHECK(f.sample == want.sample);
+    CHECK(f.message == want.message);
+    CHECK(theta_bar[0] == 0.0);
+  }
+}
+
 TEST_CASE("max_steps exceeded is reported with the time reached", "[failures]") {
   auto tm = linear_model<double>(1, 3);
   const std::vector<double> theta = linear_theta(3, 2);
