@@ -66,7 +66,7 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
       z = next;
       const T* u = item.kind == Walk::ItemKind::Step ? stepper.fused_step_inputs() : nullptr;
       *input_slot.push() = u ? static_cast<int64_t>(inputs.size()) : -1;
-      if (u == inputs_slot && u)
+      if (u && u == inputs_slot)
         inputs.push();
       else if (u)
         std::copy_n(u, stepper.stage_inputs_size(), inputs.push());
