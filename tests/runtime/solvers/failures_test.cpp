@@ -337,3 +337,43 @@ TEST_CASE("a non-finite adjoint names the backward step where it became non-fini
   CHECK(std::abs(f.h + 0.1) < 1e-9);
   CHECK(f.message.find("backward") != std::string::npos);
 }
+
+TEST_CASE("a non-finite step after a jump is named alike by solve and every gradient method",
+          "[failures]") {
+  // The NaN input lies inside (1.0, 1.1), in the interval that the jump at
+  // the observation t = 0.7 opens: a method that checks once per interval
+  // must replay that jump before it finds the step.
+  GradientCase gc(3);
+  const auto obs = gc.observations();
+  rt::TileProblem<double> p = gc.problem(gc.theta, obs);
+  p.first_sample = 8;
+  const rt::InputFn<double> clean = p.input;
+  p.input = [clean](const rt::InputRequest& r, double* u) {
+    clean(r, u);
+    if (r.t > 1.0 && r.t < 1.1) u[2] = NAN; // channel 0 of lane 2
+  };
+  rt::SolverOptions o;
+  o.tableau = rt::find_tableau("rk4");
+  o.step = 0.1;
+  std::vector<double> z = gc.z0;
+  const rt::SolveResult solved = rt::solve(p, o, z.data());
+  REQUIRE(!solved.ok());
+  const rt::SolveFailure& want = solved.status.error();
+  CHECK(want.sample == 10);
+  CHECK(std::abs(want.t - 1.0) < 1e-9);
+  for (rt::GradientMethod m :
+       {rt::GradientMethod::Direct, rt::GradientMethod::Checkpoint, rt::GradientMethod::Adjoint}) {
+    std::vector<double> theta_bar(gc.theta.size(), 0.0);
+    rt::GradientOutputs<double> out;
+    out.theta_bar = theta_bar.data();
+    const rt::GradientResult r = rt::loss_and_gradient(p, o, method(m, 4), gc.z0.data(), out);
+    REQUIRE(!r.ok());
+    const rt::SolveFailure& f = r.status.error();
+    INFO(f.describe());
+    CHECK(f.kind == rt::FailureKind::NonFiniteState);
+    CHECK(f.t == want.t);
+    CHECK(f.h == want.h);
+    CHECK(f.sample == want.sample);
+    CHECK(f.message == want.message);
+  }
+}
