@@ -31,8 +31,17 @@ public:
   }
 
 private:
+  /// One slot, or a path's value slot with its derivative slot (`pair`),
+  /// evaluated in one pass over the interval's coefficients.
+  struct Feed {
+    const SlotPlan* slot = nullptr;
+    const SlotPlan* pair = nullptr;
+  };
+  void write_held_zeros(const SlotPlan& slot, T* u, int lane) const;
+
   const PreparedData& data_;
   const TileLayout& layout_;
+  std::vector<Feed> feeds_;
   std::vector<const PreparedSample*> lane_;
   std::vector<int> hints_; // [lane * sources + source]: paths, then logsigs
   int sources_ = 0;

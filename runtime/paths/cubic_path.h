@@ -65,6 +65,15 @@ public:
   void evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
                 int* hint = nullptr) const;
 
+  /// x(t) into value[i * stride] and x'(t) into derivative[i * stride] in
+  /// one pass: one interval lookup and one read of its coefficients, the
+  /// same numbers as two evaluate() calls (a CDE that reads x and dx/dt at
+  /// every stage node spent a tenth of its adjoint step in this lookup and
+  /// these loads).
+  template <class T>
+  void evaluate_both(double t, T* value, T* derivative, std::ptrdiff_t stride = 1,
+                     Side side = Side::left, int* hint = nullptr) const;
+
   /// x(t) into out[i * stride].
   template <class T>
   void value(double t, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
@@ -83,6 +92,9 @@ public:
   double derivative(double t, int channel, Side side = Side::left) const;
 
 private:
+  /// locate() that keeps `hint` and prefetches the next interval on a move.
+  int locate_sweeping(double t, Side side, int* hint) const;
+
   const double* coeff_block(int k) const {
     return data_.data() + (intervals_ + 1) + static_cast<std::ptrdiff_t>(k) * 4 * channels_;
   }
@@ -92,9 +104,7 @@ private:
   std::vector<double> data_; // knots, then per-interval coefficient blocks
 };
 
-template <class T>
-void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side,
-                         int* hint) const {
+inline int CubicPath::locate_sweeping(double t, Side side, int* hint) const {
   const int previous = hint ? *hint : -1;
   const int k = locate(t, side, previous);
   if (hint) {
@@ -113,6 +123,13 @@ void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Si
       }
     }
   }
+  return k;
+}
+
+template <class T>
+void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side,
+                         int* hint) const {
+  const int k = locate_sweeping(t, side, hint);
   const double s = t - data_[static_cast<std::size_t>(k)];
   const int c = channels_;
   const double* a = coeff_block(k);
@@ -125,6 +142,22 @@ void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Si
   } else {
     for (int i = 0; i < c; ++i)
       out[i * stride] = static_cast<T>(b[i] + s * (2.0 * c2[i] + 3.0 * s * d3[i]));
+  }
+}
+
+template <class T>
+void CubicPath::evaluate_both(double t, T* value, T* derivative, std::ptrdiff_t stride, Side side,
+                              int* hint) const {
+  const int k = locate_sweeping(t, side, hint);
+  const double s = t - data_[static_cast<std::size_t>(k)];
+  const int c = channels_;
+  const double* a = coeff_block(k);
+  const double* b = a + c;
+  const double* c2 = b + c;
+  const double* d3 = c2 + c;
+  for (int i = 0; i < c; ++i) {
+    value[i * stride] = static_cast<T>(a[i] + s * (b[i] + s * (c2[i] + s * d3[i])));
+    derivative[i * stride] = static_cast<T>(b[i] + s * (2.0 * c2[i] + 3.0 * s * d3[i]));
   }
 }
 

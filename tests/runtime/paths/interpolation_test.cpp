@@ -247,3 +247,32 @@ TEST_CASE("invalid observations are rejected", "[paths]") {
   CHECK(parse_interpolation("cubic") == Interpolation::natural_cubic);
   CHECK(!parse_interpolation("spline").has_value());
 }
+
+TEST_CASE("x and dx in one pass are bitwise the two evaluations", "[paths][cubic]") {
+  // evaluate_both feeds a model that reads x(t) and dx(t) of one path; it
+  // must give the numbers of evaluate() for each, at knots from either side,
+  // inside intervals and past the ends, into strided (lane-interleaved) buffers.
+  const int n = 11, c = 5, stride = 3;
+  const auto t = irregular_times(n, 41);
+  const CubicPath path = natural_cubic_path(t, random_values(n, c, 42), c).value();
+  std::vector<double> queries{t.front() - 0.3, t.back() + 0.4};
+  for (int i = 0; i < n; ++i) {
+    queries.push_back(t[size_t(i)]);
+    if (i + 1 < n) queries.push_back(0.3 * t[size_t(i)] + 0.7 * t[size_t(i + 1)]);
+  }
+  for (Side side : {Side::left, Side::right}) {
+    int hint_both = -1, hint_value = -1, hint_derivative = -1;
+    for (double q : queries) {
+      std::vector<float> value(c * stride, -1.0F), derivative(c * stride, -1.0F);
+      std::vector<float> value_alone(c * stride, -1.0F), derivative_alone(c * stride, -1.0F);
+      path.evaluate_both(q, value.data(), derivative.data(), stride, side, &hint_both);
+      path.evaluate(q, Quantity::value, value_alone.data(), stride, side, &hint_value);
+      path.evaluate(q, Quantity::derivative, derivative_alone.data(), stride, side,
+                    &hint_derivative);
+      INFO("t = " << q);
+      CHECK(value == value_alone);
+      CHECK(derivative == derivative_alone);
+      CHECK(hint_both == hint_value);
+    }
+  }
+}
