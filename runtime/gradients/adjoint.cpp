@@ -319,7 +319,7 @@ GradientResult gradient_adjoint(const TileProblem<T>& problem, const SolverOptio
       typename Walk::Item item;
       LaneMask stepped = 0; // the lanes of the interval's steps so far
       const auto check = [&]() {
-        const Status<SolveFailure> s =
+        Status<SolveFailure> s =
             check_interval(view, problem, timeline, solver, session.scratch->data(), meter,
                            event_states.size() ? event_states[event_states.size() - 1] : z0, opened,
                            stepped, z.data());
