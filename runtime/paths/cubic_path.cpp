@@ -31,17 +31,13 @@ CubicPath::CubicPath(std::span<const double> knots, std::span<const double> coef
 double CubicPath::value(double t, int channel, Side side) const {
   const int k = locate(t, side);
   const double s = t - data_[static_cast<std::size_t>(k)];
-  const double* a = coeff_block(k) + channel;
-  const int c = channels_;
-  return a[0] + s * (a[c] + s * (a[2 * c] + s * a[3 * c]));
+  return value_at(coeff_block(k) + channel, channels_, s);
 }
 
 double CubicPath::derivative(double t, int channel, Side side) const {
   const int k = locate(t, side);
   const double s = t - data_[static_cast<std::size_t>(k)];
-  const double* a = coeff_block(k) + channel;
-  const int c = channels_;
-  return a[c] + s * (2.0 * a[2 * c] + 3.0 * s * a[3 * c]);
+  return slope_at(coeff_block(k) + channel, channels_, s);
 }
 
 } // namespace plastic::rt

@@ -95,6 +95,15 @@ private:
   /// locate() that keeps `hint` and prefetches the next interval on a move.
   int locate_sweeping(double t, Side side, int* hint) const;
 
+  // x and x' of one channel from its coefficients a[0], a[c], a[2c], a[3c]
+  // at s: the one definition every evaluation uses, so they agree bit for bit.
+  static double value_at(const double* a, int c, double s) {
+    return a[0] + s * (a[c] + s * (a[2 * c] + s * a[3 * c]));
+  }
+  static double slope_at(const double* a, int c, double s) {
+    return a[c] + s * (2.0 * a[2 * c] + 3.0 * s * a[3 * c]);
+  }
+
   const double* coeff_block(int k) const {
     return data_.data() + (intervals_ + 1) + static_cast<std::ptrdiff_t>(k) * 4 * channels_;
   }
@@ -133,15 +142,12 @@ void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Si
   const double s = t - data_[static_cast<std::size_t>(k)];
   const int c = channels_;
   const double* a = coeff_block(k);
-  const double* b = a + c;
-  const double* c2 = b + c;
-  const double* d3 = c2 + c;
   if (q == Quantity::value) {
     for (int i = 0; i < c; ++i)
-      out[i * stride] = static_cast<T>(a[i] + s * (b[i] + s * (c2[i] + s * d3[i])));
+      out[i * stride] = static_cast<T>(value_at(a + i, c, s));
   } else {
     for (int i = 0; i < c; ++i)
-      out[i * stride] = static_cast<T>(b[i] + s * (2.0 * c2[i] + 3.0 * s * d3[i]));
+      out[i * stride] = static_cast<T>(slope_at(a + i, c, s));
   }
 }
 
@@ -152,12 +158,9 @@ void CubicPath::evaluate_both(double t, T* value, T* derivative, std::ptrdiff_t 
   const double s = t - data_[static_cast<std::size_t>(k)];
   const int c = channels_;
   const double* a = coeff_block(k);
-  const double* b = a + c;
-  const double* c2 = b + c;
-  const double* d3 = c2 + c;
   for (int i = 0; i < c; ++i) {
-    value[i * stride] = static_cast<T>(a[i] + s * (b[i] + s * (c2[i] + s * d3[i])));
-    derivative[i * stride] = static_cast<T>(b[i] + s * (2.0 * c2[i] + 3.0 * s * d3[i]));
+    value[i * stride] = static_cast<T>(value_at(a + i, c, s));
+    derivative[i * stride] = static_cast<T>(slope_at(a + i, c, s));
   }
 }
 
