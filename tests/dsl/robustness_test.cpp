@@ -7,8 +7,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <random>
+#include <vector>
 
 using namespace plastic;
 
@@ -124,17 +126,35 @@ std::string many_consts(int n) {
                 "solve euler step 0.01\ngradient direct\n";
 }
 
-/// The best of five checks of `text`, in seconds of processor time (the
-/// process's, not the wall clock's: a loaded machine's pauses and other
-/// jobs do not count; the best, so that cache misses after a pause do not).
+/// Processor seconds (the process's, not the wall clock's: a loaded
+/// machine's pauses and other jobs do not count) of one check of `text`.
 double cpu_seconds_to_check(const std::string& text) {
-  double best = 1e300;
-  for (int i = 0; i < 5; ++i) {
-    const std::clock_t t0 = std::clock();
-    (void)test::check_text(text);
-    best = std::min(best, static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC);
+  const std::clock_t t0 = std::clock();
+  (void)test::check_text(text);
+  return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
+}
+
+/// The slope of log(seconds) against log(consts) over sizes doubling from
+/// `first`, fitted by least squares: 1 for linear growth, 2 for quadratic.
+/// Each size's time is the best of nine checks, taken in rounds over every
+/// size so that a test running beside this one (ctest -j) slows them alike.
+double growth_exponent(int first, int sizes, std::string& report) {
+  std::vector<std::string> texts;
+  for (int k = 0; k < sizes; ++k)
+    texts.push_back(many_consts(first << k));
+  std::vector<double> best(texts.size(), 1e300);
+  for (int round = 0; round < 9; ++round)
+    for (size_t k = 0; k < texts.size(); ++k)
+      best[k] = std::min(best[k], cpu_seconds_to_check(texts[k]));
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t k = 0; k < texts.size(); ++k) {
+    const double x = std::log(static_cast<double>(first << k));
+    const double y = std::log(best[k]);
+    sx += x, sy += y, sxx += x * x, sxy += x * y;
+    report += std::to_string(first << k) + " consts: " + std::to_string(best[k]) + " s\n";
   }
-  return best;
+  const double n = static_cast<double>(texts.size());
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 } // namespace
 
@@ -147,10 +167,12 @@ TEST_CASE("warnings past the limit are counted, not shown", "[dsl][robustness]")
 }
 
 TEST_CASE("checking grows linearly with the number of declarations", "[dsl][robustness]") {
-  // A complexity check, not a timing: ten times the consts must cost about
-  // ten times the time (a name search per declaration made it a hundred).
-  const double small = cpu_seconds_to_check(many_consts(4000));
-  const double large = cpu_seconds_to_check(many_consts(40000));
-  INFO("4000 consts: " << small << " s, 40000: " << large << " s");
-  CHECK(large < 25 * small);
+  // A complexity check, not a timing: the time must grow about as fast as
+  // the number of consts (a name search per declaration made it grow as its
+  // square). A slope over five sizes, not a ratio of two, since the
+  // allocator's and the caches' regimes change between single sizes.
+  std::string report;
+  const double exponent = growth_exponent(2500, 5, report);
+  INFO(report << "growth exponent " << exponent);
+  CHECK(exponent < 1.5);
 }
