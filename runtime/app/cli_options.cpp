@@ -198,7 +198,8 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   cmd.add_option("--select", r.select,
                  "Validation value that picks the best epoch and stops early: auto (default: "
                  "accuracy for classification, ties broken by the loss; the loss otherwise), "
-                 "loss, or the task's metric: accuracy, auroc (binary), mse (regression)")
+                 "loss, or the task's metric: accuracy, auroc (binary), mse (regression); a "
+                 "binary task also accuracy, the logit's sign against the label")
       ->check(CLI::IsMember({"auto", "loss", "accuracy", "auroc", "mse"}));
   // A flag that turns a default off: the help shows no "{false}" default.
   cmd.add_flag_callback("--no-progress", [&r] { r.progress = false; }, "No progress bar");

@@ -3,6 +3,7 @@
 #include "runtime/app/program_name.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -44,16 +45,27 @@ nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
 
 namespace {
 
+/// The validation value a run reports: the task's metric, or for a binary
+/// task trained with --select accuracy the accuracy of the logit's sign —
+/// the value Kidger et al.'s training loop (which paper 000 App. B trains
+/// with) keeps the best epoch by.
+MetricInfo run_metric(const TrainRequest& r, int32_t task) {
+  if (task == PLASTIC_TASK_BINARY && r.select == "accuracy") return {"accuracy", MetricMode::Max};
+  return task_metric(task);
+}
+
 /// Which validation value picks the best epoch: --select, checked against
-/// the task (a classifier reports accuracy, not MSE).
+/// the run's metric (a classifier reports accuracy, not MSE).
 Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& metric) {
   if (r.select == "auto")
     return std::string_view(metric.name) == "accuracy" ? Monitor::ValidMetric : Monitor::ValidLoss;
   if (r.select == "loss") return Monitor::ValidLoss;
   if (r.select == metric.name) return Monitor::ValidMetric;
+  const std::string_view binary_also =
+      std::string_view(metric.name) == "auroc" ? ", or accuracy (the logit's sign)" : "";
   return AppError{kUsageError,
-                  fmt::format("--select {}: this model's task reports {}; select loss or {}",
-                              r.select, metric.name, metric.name)};
+                  fmt::format("--select {}: this model's task reports {}; select loss or {}{}",
+                              r.select, metric.name, metric.name, binary_also)};
 }
 
 /// --patience as given, or its default (requests.h): stop after
@@ -221,8 +233,9 @@ Result<std::vector<T>, AppError> initial_parameters(const plastic_model& m, cons
 /// How the batches are computed: threads, the gradient method the memory
 /// plan chose, the ranks, and what a failed or non-finite batch reports.
 HookOptions hook_options(const TrainRequest& r, const MemoryPlan& plan, Communicator& comm,
-                         bool log_steps) {
+                         const MetricInfo& metric, bool log_steps) {
   HookOptions ho;
+  ho.validate_by_accuracy = std::string_view(metric.name) == "accuracy";
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
   ho.batch.gradient = plan.gradient;
@@ -314,6 +327,8 @@ Status<AppError> write_summary(const plastic_model& m, const TrainRequest& r, co
     const Evaluation& e = ev.value();
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
+    if (e.metric_name != "accuracy" && std::isfinite(e.accuracy)) // binary: the logit's sign too
+      summary[name]["accuracy"] = e.accuracy;
   }
   if (!comm.root()) return {};
   if (Status<TrainError> s =
@@ -391,7 +406,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   // alone owns the run folder (lock, records, checkpoints, logs) and
   // prints, the others only read it to --resume (runtime/distributed).
   Communicator& comm = world();
-  const MetricInfo metric = task_metric(m.task);
+  const MetricInfo metric = run_metric(r, m.task);
   if (auto s = selection(r, metric); !s) return fail(s.error());
   if (!r.resume && r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
@@ -429,7 +444,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (!theta) return fail(theta.error());
 
   const bool log_steps = logs_steps(r);
-  const HookOptions ho = hook_options(r, plan.value(), comm, log_steps);
+  const HookOptions ho = hook_options(r, plan.value(), comm, metric, log_steps);
   // The curriculum's prefixes, prepared once; the hooks refer to them.
   std::vector<PreparedData> prefix_data;
   auto hooks = training_hooks<T>(m, r, run, md, ho, prefix_data);

@@ -223,6 +223,13 @@ Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const Prep
     } else {
       return metric_failure(m.error());
     }
+    if (model.task == PLASTIC_TASK_CLASSIFICATION) {
+      ev.accuracy = ev.metric;
+    } else if (o == 1 && !labels.empty()) {
+      Result<double, TrainError> a = binary_accuracy<T>(pr.outputs, labels);
+      if (!a) return metric_failure(a.error());
+      ev.accuracy = a.value();
+    }
     return ev;
   }
   // Regression: outputs against the targets at every readout row that has one.

@@ -60,7 +60,10 @@ struct Evaluation {
   double loss = std::numeric_limits<double>::quiet_NaN(); ///< mean over (sample, target) pairs
   double metric = std::numeric_limits<double>::quiet_NaN();
   std::string metric_name; ///< "accuracy", "auroc", "mse"
-  std::string note;        ///< why the metric is NaN, when it is
+  /// Classification: the metric; binary: the logit's sign against the label
+  /// (what Kidger et al.'s loop selects by); regression: NaN.
+  double accuracy = std::numeric_limits<double>::quiet_NaN();
+  std::string note; ///< why the metric is NaN, when it is
   int64_t samples = 0;
   int64_t terms = 0;
 };

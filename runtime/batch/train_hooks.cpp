@@ -123,7 +123,8 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
         if (opt->on_failure) opt->on_failure(ev.error().describe());
         return ValidationResult{};
       }
-      return ValidationResult{ev.value().loss, ev.value().metric};
+      const Evaluation& e = ev.value();
+      return ValidationResult{e.loss, opt->validate_by_accuracy ? e.accuracy : e.metric};
     };
   }
   return hooks;

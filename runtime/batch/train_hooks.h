@@ -36,6 +36,9 @@ struct HookOptions {
   NonFiniteExplainer explain; ///< where a non-finite value came from; optional
   int explain_limit = 3;      ///< batches explained per run (each re-runs a sample)
   bool sample_ids = false;    ///< fill BatchResult::sample_ids (the step log)
+  /// Validate by accuracy (Evaluation::accuracy), not the task's metric: a
+  /// binary task's --select accuracy.
+  bool validate_by_accuracy = false;
 };
 
 /// Hooks over `train` (and `valid`, may be null: no validation). The model,

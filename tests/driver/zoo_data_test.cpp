@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/driver/cli_support.h"
+#include "tests/driver/run_files.h"
 #include "tests/runtime/data/data_test_support.h"
 
 using namespace plastic::test;
@@ -125,6 +126,46 @@ TEST_CASE(
   // d_in is derived (1 + groups * d_feat): `--set d_in=35` cannot fix this,
   // so the message must not advise it (it did; issue 19).
   CHECK(r.err.find("--set d_in") == std::string::npos);
+}
+
+TEST_CASE("a binary classifier reports AUROC and, with --select accuracy, keeps the epoch of "
+          "best accuracy of the logit's sign",
+          "[zoo][physionet][select]") {
+  const auto root = data_or_skip();
+  if (!root) return;
+  const auto stays = physionet_subset(*root);
+  REQUIRE(stays);
+  const fs::path out = fresh_dir("sepsis_select_accuracy");
+  const Run r = run("train " + src("examples/ncde_sepsis_static.ode") + " --set groups=1 --data " +
+                    stays->string() +
+                    " --epochs 4 --patience 0 --select accuracy --lr 0.01 --batch 8 --threads 2 "
+                    "--no-progress --out " +
+                    out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Kidger et al.'s loop keeps the epoch of highest validation accuracy:
+  // the run reports accuracy each epoch and keeps its best.
+  const std::vector<nlohmann::json> epochs = epoch_rows(out);
+  REQUIRE(epochs.size() == 4);
+  double best = -1;
+  for (const nlohmann::json& e : epochs) {
+    CHECK(e.at("metric") == "accuracy");
+    best = std::max(best, e.at("valid_metric").get<double>());
+  }
+  const nlohmann::json summary = nlohmann::json::parse(file_bytes(out / "summary.json"));
+  const int64_t kept = summary.at("best_epoch").get<int64_t>();
+  CHECK(epochs.at(static_cast<size_t>(kept - 1)).at("valid_metric").get<double>() == best);
+  // The test split still reports the task's AUROC, and the accuracy beside it.
+  CHECK(summary.at("test").contains("auroc"));
+  CHECK(summary.at("test").contains("accuracy"));
+
+  // A value the task does not report is refused, naming what it does.
+  const Run mse =
+      run("train " + src("examples/ncde_sepsis_static.ode") + " --set groups=1 --data " +
+          stays->string() + " --epochs 1 --select mse --no-progress --out " +
+          fresh_dir("sepsis_select_mse").string());
+  CHECK(mse.exit_code != 0);
+  CHECK(mse.err.find("select loss or auroc, or accuracy") != std::string::npos);
 }
 
 TEST_CASE("ode_rfwp learns the next Walker2d observation from .npy rollouts (--target next)",

@@ -52,6 +52,7 @@ TEST_CASE("predict reports final outputs and per-sample losses / evaluate the ac
   CHECK(ev.value().metric_name == "accuracy");
   CHECK(ev.value().loss == Approx(loss).epsilon(1e-12));
   CHECK(ev.value().metric == rt::accuracy_from_logits<double>(p.outputs, 3, labels).value());
+  CHECK(ev.value().accuracy == ev.value().metric);
 }
 
 TEST_CASE("predict reports every observation for per-step readouts", "[batch]") {
@@ -102,6 +103,22 @@ TEST_CASE("evaluate reports AUROC, or NaN with a note when one class is present"
   auto pred = rt::predict<double>(model->get(), prepared.value(), ids, theta);
   std::vector<int64_t> labels = {0, 1, 0, 1, 0, 1};
   CHECK(ev.value().metric == rt::auroc<double>(pred.value().outputs, labels).value());
+  // Beside the AUROC, the accuracy of the logit's sign (what --select
+  // accuracy keeps the best epoch by), counted here by hand.
+  int hits = 0;
+  for (size_t i = 0; i < labels.size(); ++i)
+    hits += (pred.value().outputs[i] > 0) == (labels[i] == 1);
+  CHECK(ev.value().accuracy == double(hits) / double(labels.size()));
+  // The training hooks validate by either value.
+  for (const bool by_accuracy : {false, true}) {
+    rt::HookOptions ho;
+    ho.validate_by_accuracy = by_accuracy;
+    rt::TrainHooks<double> hooks =
+        rt::make_train_hooks<double>(model->get(), prepared.value(), &prepared.value(), ho);
+    auto validated = hooks.validate(theta);
+    REQUIRE(validated);
+    CHECK(validated.value().metric == (by_accuracy ? ev.value().accuracy : ev.value().metric));
+  }
   const std::vector<int64_t> zeros = {0, 2, 4};
   auto one_class = rt::evaluate<double>(model->get(), prepared.value(), zeros, theta);
   REQUIRE(one_class);
