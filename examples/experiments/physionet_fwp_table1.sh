@@ -69,7 +69,9 @@
 # stays ours: the plateau is watched on the
 # validation loss every epoch with patience 15 (theirs: the training loss,
 # every 10th epoch, patience 2, so 30 epochs), and the kept epoch is the
-# one of lowest validation loss (theirs: highest validation accuracy).
+# one of lowest validation loss (theirs: highest validation accuracy;
+# SELECT=accuracy keeps theirs, the accuracy of the logit's sign, and
+# the plateau then watches it too).
 # FRACTION=F (0 < F < 1): a learning curve's point — each run trains on
 # the stratified share F of the training stays (`--train-fraction F`, drawn
 # with the split seed, so a larger share holds every stay of a smaller one)
@@ -145,6 +147,7 @@ norm_penalty=${NORM_PENALTY:-0.03}
 recipe=(--batch 128 --schedule cosine)
 [ "$paper" = 1 ] && recipe=(--batch "$paper_batch" --schedule plateau --patience 100 --set pos_weight=10
   --norm-penalty "$norm_penalty")
+[ -n "${SELECT:-}" ] && recipe+=(--select "$SELECT")
 # Which tensors the penalty covers matters only when it weighs something.
 penalise=0
 [ "$paper" = 1 ] && python3 -c "import sys; sys.exit(float('$norm_penalty') == 0)" && penalise=1
@@ -241,7 +244,7 @@ train_one() {
     --dtype f32 --threads "$THREADS" --seed "$seed" --split-seed 0 --no-progress "${again[@]}" \
     --out "$run" >>"$run.log" 2>&1 || status=failed
   python3 "$EXPERIMENTS_DIR/results.py" record "$run" model="$model" setting="$setting" \
-    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" norm_penalty="$([ "$paper" = 1 ] && echo "$norm_penalty" || echo 0)" stays="$stays" train_fraction="$fraction" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
+    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" norm_penalty="$([ "$paper" = 1 ] && echo "$norm_penalty" || echo 0)" stays="$stays" train_fraction="$fraction" select="${SELECT:-auto}" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
 }
 
 start_all=$SECONDS

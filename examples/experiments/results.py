@@ -11,8 +11,9 @@ does both, so each script does not carry its own copy:
       kept as numbers) and what the run folder holds: epochs, best_epoch,
       first/final train loss, best/final validation loss, the median wall
       seconds of an epoch (train.jsonl; compilation excluded) and the
-      summary's validation/test loss and metric (summary.json, absent when
-      training stopped, e.g. diverged).
+      summary's kept epoch (kept_epoch, as --select chose it) and
+      validation/test loss and metrics (summary.json, absent when training
+      stopped, e.g. diverged).
   results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
       a Markdown table: per group, mean +- std (the value alone for one run)
       and median of KEY over the runs that finished (failed runs are
@@ -95,6 +96,9 @@ def record(run_dir, pairs):
     if summary.exists():
         s = json.loads(summary.read_text())
         line["skipped_steps"] = s.get("skipped_steps", 0)
+        # The epoch the run kept (by --select; best_epoch above is the
+        # lowest validation loss's, whatever the run selected by).
+        line["kept_epoch"] = s.get("best_epoch")
         for split in ("validation", "test"):
             if split in s:
                 for k, v in s[split].items():
