@@ -21,6 +21,9 @@
 // what it reports. Two more rows separate the levers: pass B with its rows
 // blocked like pass A's (each key loaded once per four rows), and both
 // schedules on two alternating tiles that stay in cache instead of the tape.
+// The last rows (state_tape, factor_tape) price a tape of each step's
+// rank-one factors instead of its state, forward and reverse sweep together
+// (see "A tape of stage factors" below).
 //
 //   bench_head_fusion --benchmark_repetitions=10
 //     --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
@@ -28,6 +31,7 @@
 //   of this file, the compiler the JIT's kernels come from: see there.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -177,8 +181,174 @@ void head_major(benchmark::State& st, Update update, bool fresh_slots) {
                                                       benchmark::Counter::kInvert);
 }
 
+// ---- A tape of stage factors instead of states ------------------------------
+//
+// The direct method's reverse sweep reads each step's z0 back from its tape
+// slot. For a rank-one rule z1 = z0 + Σ_s e_s ⊗ k_s, so the sweep could
+// instead keep the state in cache and rebuild z0 = z1 − Σ_s e_s ⊗ k_s from a
+// tape of the factors (2 × 3 × 20 sample-vectors per head, not 400). The
+// rows below time a forward and a reverse sweep both ways. The reverse step
+// is the part of `step_vjp` that touches the fast weights: pass A again on
+// z0, W0ᵀ ē (pass C) and the adjoint's rank-one update z̄ += Σ_s ē_s ⊗ k_s.
+
+/// One step's factors for one head: the stage errors and the keys.
+struct Factors {
+  Vec e[kKeys][kHead];
+  Vec key[kKeys][kHead];
+};
+
+/// Pass C for one head: g[s][c] = Σ_r w[r][c] ebar[s][r] (the keys'
+/// cotangent through W0ᵀ ē), four rows at a time.
+void contract_rows(const Vec* w, const Vec (*ebar)[kHead], Vec (*g)[kHead]) {
+  for (int s = 0; s < kKeys; ++s)
+    for (int c = 0; c < kHead; ++c)
+      g[s][c] = Vec{};
+  for (int r = 0; r < kHead; ++r)
+    for (int c = 0; c < kHead; ++c)
+      for (int s = 0; s < kKeys; ++s)
+        g[s][c] += w[r * kHead + c] * ebar[s][r];
+}
+
+/// The fast-weight part of one head's `step_vjp`: recompute the stage
+/// errors from w0, then W0ᵀ ē and z̄ += Σ_s ē_s ⊗ k_s (ē taken as e: the
+/// values do not change the time).
+void reverse_step(const Vec* w0, const HeadInputs& in, Vec* wbar) {
+  Vec e[kKeys][kHead];
+  Vec g[kKeys][kHead];
+  contract_keys(w0, in, e);
+  stage_errors(in, e);
+  contract_rows(w0, e, g);
+  update_weights(wbar, in, e, wbar);
+  benchmark::DoNotOptimize(g);
+}
+
+/// z0 = z1 − Σ_s e_s ⊗ k_s from one step's taped factors.
+void unwind(const Vec* w1, const Factors& f, Vec* w0) {
+  for (int r = 0; r < kHead; ++r)
+    for (int c = 0; c < kHead; ++c) {
+      Vec sum = w1[r * kHead + c];
+      for (int s = 0; s < kKeys; ++s)
+        sum -= f.e[s][r] * f.key[s][c];
+      w0[r * kHead + c] = sum;
+    }
+}
+
+/// Pass A fused with the unwind: each element of z0 is rebuilt from z1 and
+/// the factors, stored for the passes after, and contracted with the keys
+/// while it is in a register.
+void contract_keys_unwinding(const Vec* w1, const Factors& f, const HeadInputs& in, Vec (*y)[kHead],
+                             Vec* w0) {
+  for (int r0 = 0; r0 < kHead; r0 += kRowBlock) {
+    Vec acc[kKeys][kRowBlock] = {};
+    for (int c = 0; c < kHead; ++c)
+      for (int r = 0; r < kRowBlock; ++r) {
+        Vec w = w1[(r0 + r) * kHead + c];
+        for (int s = 0; s < kKeys; ++s)
+          w -= f.e[s][r0 + r] * f.key[s][c];
+        w0[(r0 + r) * kHead + c] = w;
+        for (int s = 0; s < kKeys; ++s)
+          acc[s][r] += w * in.key[s][c];
+      }
+    for (int s = 0; s < kKeys; ++s)
+      for (int r = 0; r < kRowBlock; ++r)
+        y[s][r0 + r] = acc[s][r];
+  }
+}
+
+/// reverse_step with its first pass rebuilding z0 (see above).
+void reverse_step_unwinding(const Vec* w1, const Factors& f, const HeadInputs& in, Vec* w0,
+                            Vec* wbar) {
+  Vec e[kKeys][kHead];
+  Vec g[kKeys][kHead];
+  contract_keys_unwinding(w1, f, in, e, w0);
+  stage_errors(in, e);
+  contract_rows(w0, e, g);
+  update_weights(wbar, in, e, wbar);
+  benchmark::DoNotOptimize(g);
+}
+
+void count_sample_steps(benchmark::State& st) {
+  st.counters["ns_per_sample_step"] =
+      benchmark::Counter(double(kSteps) * kLanes, benchmark::Counter::kIsIterationInvariantRate |
+                                                      benchmark::Counter::kInvert);
+}
+
+/// Today's direct method: every step writes a fresh state slot, the reverse
+/// sweep reads it back (`fresh_slots` false: two alternating slots, the
+/// same loops with the states in cache — a bound, not a method).
+void state_tape(benchmark::State& st, bool fresh_slots) {
+  Problem p(fresh_slots);
+  std::vector<Vec> wbar(kTile);
+  static Vec y[kHeads][kKeys][kHead];
+  for (auto _ : st) {
+    for (int t = 0; t < kSteps; ++t) {
+      for (int h = 0; h < kHeads; ++h)
+        contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
+      for (int h = 0; h < kHeads; ++h)
+        stage_errors(p.in(t, h), y[h]);
+      for (int h = 0; h < kHeads; ++h)
+        update_weights(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
+    }
+    for (int t = kSteps - 1; t >= 0; --t)
+      for (int h = 0; h < kHeads; ++h)
+        reverse_step(p.state(t) + h * kBlock, p.in(t, h), wbar.data() + h * kBlock);
+    benchmark::DoNotOptimize(wbar.data());
+    benchmark::ClobberMemory();
+  }
+  count_sample_steps(st);
+}
+
+/// The stage-factor tape: the state alternates between two tiles that stay
+/// in cache, each step also writes its factors, and the reverse sweep
+/// rebuilds each z0 from z1 — in a pass of its own before the reverse step
+/// reads it, or (`fused`) inside the reverse step's first pass.
+void factor_tape(benchmark::State& st, bool fused) {
+  Problem p(false);
+  std::vector<Factors> tape(std::size_t{kSteps} * kHeads);
+  std::vector<Vec> later(kTile), earlier(kTile), wbar(kTile);
+  static Vec y[kHeads][kKeys][kHead];
+  for (auto _ : st) {
+    for (int t = 0; t < kSteps; ++t) {
+      for (int h = 0; h < kHeads; ++h)
+        contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
+      for (int h = 0; h < kHeads; ++h) {
+        stage_errors(p.in(t, h), y[h]);
+        Factors& f = tape[std::size_t(t) * kHeads + h];
+        for (int s = 0; s < kKeys; ++s)
+          for (int r = 0; r < kHead; ++r) {
+            f.e[s][r] = y[h][s][r];
+            f.key[s][r] = p.in(t, h).key[s][r];
+          }
+      }
+      for (int h = 0; h < kHeads; ++h)
+        update_weights(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
+    }
+    std::copy(p.state(kSteps), p.state(kSteps) + kTile, later.begin());
+    for (int t = kSteps - 1; t >= 0; --t) {
+      for (int h = 0; h < kHeads; ++h) {
+        const Factors& f = tape[std::size_t(t) * kHeads + h];
+        if (fused) {
+          reverse_step_unwinding(later.data() + h * kBlock, f, p.in(t, h),
+                                 earlier.data() + h * kBlock, wbar.data() + h * kBlock);
+        } else {
+          unwind(later.data() + h * kBlock, f, earlier.data() + h * kBlock);
+          reverse_step(earlier.data() + h * kBlock, p.in(t, h), wbar.data() + h * kBlock);
+        }
+      }
+      later.swap(earlier);
+    }
+    benchmark::DoNotOptimize(wbar.data());
+    benchmark::ClobberMemory();
+  }
+  count_sample_steps(st);
+}
+
 } // namespace
 
+BENCHMARK_CAPTURE(state_tape, on_the_tape, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(state_tape, in_cache_bound, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(factor_tape, unwind_pass, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(factor_tape, unwind_in_pass_a, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(stage_major, row_by_row, update_weights, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(head_major, row_by_row, update_weights, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(stage_major, rows_blocked, update_weights_blocked, true)
