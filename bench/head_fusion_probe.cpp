@@ -141,25 +141,35 @@ struct Problem {
 
 using Update = void (*)(const Vec*, const HeadInputs&, const Vec (*)[kHead], Vec*);
 
+/// The rows' unit: nanoseconds per sample (lane) and step.
+void count_sample_steps(benchmark::State& st) {
+  st.counters["ns_per_sample_step"] =
+      benchmark::Counter(double(kSteps) * kLanes, benchmark::Counter::kIsIterationInvariantRate |
+                                                      benchmark::Counter::kInvert);
+}
+
+/// Step t of the compiler's schedule, every pass over all heads before the
+/// next: pass A, the stage errors (left in y), pass B into the next slot.
+void stage_major_step(Problem& p, int t, Update update, Vec (*y)[kKeys][kHead]) {
+  for (int h = 0; h < kHeads; ++h)
+    contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
+  for (int h = 0; h < kHeads; ++h)
+    stage_errors(p.in(t, h), y[h]);
+  for (int h = 0; h < kHeads; ++h)
+    update(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
+}
+
 /// Every pass over all heads before the next: the compiler's schedule.
 void stage_major(benchmark::State& st, Update update, bool fresh_slots) {
   Problem p(fresh_slots);
   static Vec y[kHeads][kKeys][kHead];
   for (auto _ : st) {
-    for (int t = 0; t < kSteps; ++t) {
-      for (int h = 0; h < kHeads; ++h)
-        contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
-      for (int h = 0; h < kHeads; ++h)
-        stage_errors(p.in(t, h), y[h]);
-      for (int h = 0; h < kHeads; ++h)
-        update(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
-    }
+    for (int t = 0; t < kSteps; ++t)
+      stage_major_step(p, t, update, y);
     benchmark::DoNotOptimize(p.tape.data());
     benchmark::ClobberMemory();
   }
-  st.counters["ns_per_sample_step"] =
-      benchmark::Counter(double(kSteps) * kLanes, benchmark::Counter::kIsIterationInvariantRate |
-                                                      benchmark::Counter::kInvert);
+  count_sample_steps(st);
 }
 
 /// One head at a time through both passes: its block read from L2 once.
@@ -176,9 +186,7 @@ void head_major(benchmark::State& st, Update update, bool fresh_slots) {
     benchmark::DoNotOptimize(p.tape.data());
     benchmark::ClobberMemory();
   }
-  st.counters["ns_per_sample_step"] =
-      benchmark::Counter(double(kSteps) * kLanes, benchmark::Counter::kIsIterationInvariantRate |
-                                                      benchmark::Counter::kInvert);
+  count_sample_steps(st);
 }
 
 // ---- A tape of stage factors instead of states ------------------------------
@@ -267,12 +275,6 @@ void reverse_step_unwinding(const Vec* w1, const Factors& f, const HeadInputs& i
   benchmark::DoNotOptimize(g);
 }
 
-void count_sample_steps(benchmark::State& st) {
-  st.counters["ns_per_sample_step"] =
-      benchmark::Counter(double(kSteps) * kLanes, benchmark::Counter::kIsIterationInvariantRate |
-                                                      benchmark::Counter::kInvert);
-}
-
 /// Today's direct method: every step writes a fresh state slot, the reverse
 /// sweep reads it back (`fresh_slots` false: two alternating slots, the
 /// same loops with the states in cache — a bound, not a method).
@@ -281,14 +283,8 @@ void state_tape(benchmark::State& st, bool fresh_slots) {
   std::vector<Vec> wbar(kTile);
   static Vec y[kHeads][kKeys][kHead];
   for (auto _ : st) {
-    for (int t = 0; t < kSteps; ++t) {
-      for (int h = 0; h < kHeads; ++h)
-        contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
-      for (int h = 0; h < kHeads; ++h)
-        stage_errors(p.in(t, h), y[h]);
-      for (int h = 0; h < kHeads; ++h)
-        update_weights(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
-    }
+    for (int t = 0; t < kSteps; ++t)
+      stage_major_step(p, t, update_weights, y);
     for (int t = kSteps - 1; t >= 0; --t)
       for (int h = 0; h < kHeads; ++h)
         reverse_step(p.state(t) + h * kBlock, p.in(t, h), wbar.data() + h * kBlock);
@@ -309,10 +305,8 @@ void factor_tape(benchmark::State& st, bool fused) {
   static Vec y[kHeads][kKeys][kHead];
   for (auto _ : st) {
     for (int t = 0; t < kSteps; ++t) {
-      for (int h = 0; h < kHeads; ++h)
-        contract_keys(p.state(t) + h * kBlock, p.in(t, h), y[h]);
+      stage_major_step(p, t, update_weights, y);
       for (int h = 0; h < kHeads; ++h) {
-        stage_errors(p.in(t, h), y[h]);
         Factors& f = tape[std::size_t(t) * kHeads + h];
         for (int s = 0; s < kKeys; ++s)
           for (int r = 0; r < kHead; ++r) {
@@ -320,8 +314,6 @@ void factor_tape(benchmark::State& st, bool fused) {
             f.key[s][r] = p.in(t, h).key[s][r];
           }
       }
-      for (int h = 0; h < kHeads; ++h)
-        update_weights(p.state(t) + h * kBlock, p.in(t, h), y[h], p.next(t) + h * kBlock);
     }
     std::copy(p.state(kSteps), p.state(kSteps) + kTile, later.begin());
     for (int t = kSteps - 1; t >= 0; --t) {
